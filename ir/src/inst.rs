@@ -1,0 +1,345 @@
+//! Compact instruction records.
+//!
+//! An [`InstData`] is `Copy` and 16 bytes: the variant is the operand shape and
+//! carries the opcode, so operand walks, printing and building never list
+//! opcodes. Everything variable-length lives out of line — operand lists in the
+//! module's [`ListPool`], wide constants and switch keys in its constant table,
+//! trap reasons in its string table — so no instruction owns a heap allocation.
+//! Result types are stored once, on the result value.
+
+use crate::entity::{
+    BlockId, ConstDeclId, ConstId, EntityList, FunctionId, ListPool, PackedOption, StrId, TypeId, ValueId,
+};
+use crate::opcode::Opcode;
+
+/// Which [`crate::ConstValue`] kind a `const` payload holds.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[repr(u8)]
+pub enum ConstKind {
+    /// `bool`: payload 0 or 1.
+    Bool,
+    /// Signed integer, sign-extended from the stored 64 bits.
+    I,
+    /// Unsigned integer, zero-extended from the stored 64 bits.
+    U,
+    /// binary16 bits.
+    F16,
+    /// binary32 bits.
+    F32,
+    /// binary64 bits.
+    F64,
+}
+
+/// One instruction (at most 16 bytes; see the size test).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum InstData {
+    /// `undef T` (rejected by the verifier; kept so that it can be reported).
+    Nullary {
+        /// Opcode.
+        op: Opcode,
+    },
+    /// `const T V` whose payload fits 64 bits (low word first).
+    Const {
+        /// Payload kind.
+        kind: ConstKind,
+        /// Payload bits.
+        bits: [u32; 2],
+    },
+    /// `const T V` with a 128-bit payload in the constant table.
+    ConstWide {
+        /// Constant table entry.
+        id: ConstId,
+    },
+    /// `const_decl "NAME" EXPR => const T V`.
+    ConstDecl {
+        /// Constant-declaration record.
+        decl: ConstDeclId,
+    },
+    /// `mov`, `not`.
+    Unary {
+        /// Opcode.
+        op: Opcode,
+        /// Operand.
+        arg: ValueId,
+    },
+    /// Arithmetic, bitwise, shifts, float arithmetic and checked arithmetic.
+    Binary {
+        /// Opcode.
+        op: Opcode,
+        /// Left and right operands.
+        args: [ValueId; 2],
+    },
+    /// `cmp`, `icmp`, `fcmp`; `pred` is the code of the opcode's predicate enum.
+    Compare {
+        /// Opcode.
+        op: Opcode,
+        /// Predicate code ([`crate::CmpOp`], [`crate::ICmpPred`] or [`crate::FCmpPred`]).
+        pred: u8,
+        /// Operands.
+        args: [ValueId; 2],
+    },
+    /// `select bool %c, T %a, T %b`.
+    Select {
+        /// Condition.
+        cond: ValueId,
+        /// Value if true, value if false.
+        arms: [ValueId; 2],
+    },
+    /// A conversion to the result type.
+    Cast {
+        /// Cast opcode.
+        op: Opcode,
+        /// Operand.
+        arg: ValueId,
+    },
+    /// `phi`: list of `(value, block)` slot pairs.
+    Phi {
+        /// Incoming pairs.
+        inputs: EntityList,
+    },
+    /// `extract %vT, IDX`.
+    Extract {
+        /// Aggregate operand.
+        agg: ValueId,
+        /// Field index.
+        index: u32,
+    },
+    /// `alloca T, align A` / `load T, ptr<T> %p, align A` / `uninit T, ptr<T> %p, align A`.
+    Memory {
+        /// Opcode.
+        op: Opcode,
+        /// Alignment in bytes, as written (validity is the verifier's job).
+        align: u32,
+        /// The accessed or allocated type.
+        ty: TypeId,
+        /// Pointer operand (absent for `alloca`).
+        ptr: PackedOption<ValueId>,
+    },
+    /// `store T %v, ptr<T> %p, align A`.
+    Store {
+        /// Alignment in bytes.
+        align: u32,
+        /// Stored value.
+        value: ValueId,
+        /// Destination pointer.
+        ptr: ValueId,
+    },
+    /// `memcpy`/`memset`: three operands in the pool.
+    Bulk {
+        /// Opcode.
+        op: Opcode,
+        /// Alignment in bytes.
+        align: u32,
+        /// Operands (destination, source or byte, length).
+        args: EntityList,
+    },
+    /// `gep %base, %i0, ...`.
+    Gep {
+        /// Base pointer.
+        base: ValueId,
+        /// Indices.
+        indices: EntityList,
+    },
+    /// `null_function` / `function_addr @fK`.
+    FuncRef {
+        /// Opcode.
+        op: Opcode,
+        /// Function for `function_addr`.
+        func: PackedOption<FunctionId>,
+    },
+    /// Direct call through the declaration table.
+    Call {
+        /// Callee identity.
+        callee: FunctionId,
+        /// Arguments.
+        args: EntityList,
+    },
+    /// Indirect call through a `fnptr` value.
+    CallIndirect {
+        /// Function pointer.
+        callee: ValueId,
+        /// Arguments.
+        args: EntityList,
+    },
+    /// `trap_if bool %c, reason="TEXT"`.
+    TrapIf {
+        /// Condition.
+        cond: ValueId,
+        /// Reason.
+        reason: StrId,
+    },
+    /// `trap reason="TEXT"`.
+    Trap {
+        /// Reason.
+        reason: StrId,
+    },
+    /// `br label B`.
+    Br {
+        /// Destination.
+        dest: BlockId,
+    },
+    /// `cbr bool %c, label T, label F`.
+    Cbr {
+        /// Condition.
+        cond: ValueId,
+        /// True and false destinations.
+        dests: [BlockId; 2],
+    },
+    /// `switch T %v, label D [ K: B, ... ]`; cases are `(ConstId, BlockId)` slot pairs.
+    Switch {
+        /// Scrutinee.
+        arg: ValueId,
+        /// Default destination.
+        default: BlockId,
+        /// Cases.
+        cases: EntityList,
+    },
+    /// `ret T %v` / `ret void`.
+    Ret {
+        /// Returned value.
+        arg: PackedOption<ValueId>,
+    },
+}
+
+const _: () = assert!(std::mem::size_of::<InstData>() <= 16);
+
+impl InstData {
+    /// The opcode of this instruction.
+    pub fn opcode(&self) -> Opcode {
+        match *self {
+            InstData::Nullary { op }
+            | InstData::Unary { op, .. }
+            | InstData::Binary { op, .. }
+            | InstData::Compare { op, .. }
+            | InstData::Cast { op, .. }
+            | InstData::Memory { op, .. }
+            | InstData::Bulk { op, .. }
+            | InstData::FuncRef { op, .. } => op,
+            InstData::Const { .. } | InstData::ConstWide { .. } => Opcode::Const,
+            InstData::ConstDecl { .. } => Opcode::ConstDecl,
+            InstData::Select { .. } => Opcode::Select,
+            InstData::Phi { .. } => Opcode::Phi,
+            InstData::Extract { .. } => Opcode::Extract,
+            InstData::Store { .. } => Opcode::Store,
+            InstData::Gep { .. } => Opcode::Gep,
+            InstData::Call { .. } | InstData::CallIndirect { .. } => Opcode::Call,
+            InstData::TrapIf { .. } => Opcode::TrapIf,
+            InstData::Trap { .. } => Opcode::Trap,
+            InstData::Br { .. } => Opcode::Br,
+            InstData::Cbr { .. } => Opcode::Cbr,
+            InstData::Switch { .. } => Opcode::Switch,
+            InstData::Ret { .. } => Opcode::Ret,
+        }
+    }
+
+    /// Whether this instruction ends a block.
+    #[inline]
+    pub fn is_terminator(&self) -> bool {
+        matches!(
+            self,
+            InstData::Br { .. }
+                | InstData::Cbr { .. }
+                | InstData::Switch { .. }
+                | InstData::Ret { .. }
+                | InstData::Trap { .. }
+        )
+    }
+
+    /// Calls `f` with every value operand in printed order. Phi inputs are
+    /// included (their blocks are not); `const_decl` local references are not
+    /// (they are walked by the constant-expression checker).
+    #[inline]
+    pub fn for_each_value(&self, pool: &ListPool, mut f: impl FnMut(ValueId)) {
+        match *self {
+            InstData::Nullary { .. }
+            | InstData::Const { .. }
+            | InstData::ConstWide { .. }
+            | InstData::ConstDecl { .. }
+            | InstData::FuncRef { .. }
+            | InstData::Trap { .. }
+            | InstData::Br { .. } => {}
+            InstData::Unary { arg, .. } | InstData::Cast { arg, .. } => f(arg),
+            InstData::Binary { args, .. } | InstData::Compare { args, .. } => {
+                f(args[0]);
+                f(args[1]);
+            }
+            InstData::Select { cond, arms } => {
+                f(cond);
+                f(arms[0]);
+                f(arms[1]);
+            }
+            InstData::Phi { inputs } => {
+                for pair in pool.get(inputs).chunks_exact(2) {
+                    f(ValueId::from_u32(pair[0]));
+                }
+            }
+            InstData::Extract { agg, .. } => f(agg),
+            InstData::Memory { ptr, .. } => {
+                if let Some(p) = ptr.expand() {
+                    f(p)
+                }
+            }
+            InstData::Store { value, ptr, .. } => {
+                f(value);
+                f(ptr);
+            }
+            InstData::Bulk { args, .. } => pool.get(args).iter().for_each(|&v| f(ValueId::from_u32(v))),
+            InstData::Gep { base, indices } => {
+                f(base);
+                pool.get(indices).iter().for_each(|&v| f(ValueId::from_u32(v)));
+            }
+            InstData::Call { args, .. } => pool.get(args).iter().for_each(|&v| f(ValueId::from_u32(v))),
+            InstData::CallIndirect { callee, args } => {
+                f(callee);
+                pool.get(args).iter().for_each(|&v| f(ValueId::from_u32(v)));
+            }
+            InstData::TrapIf { cond, .. } => f(cond),
+            InstData::Cbr { cond, .. } => f(cond),
+            InstData::Switch { arg, .. } => f(arg),
+            InstData::Ret { arg } => {
+                if let Some(v) = arg.expand() {
+                    f(v)
+                }
+            }
+        }
+    }
+
+    /// Calls `f` with every branch destination, in printed order (a block may
+    /// appear more than once).
+    #[inline]
+    pub fn for_each_successor(&self, pool: &ListPool, mut f: impl FnMut(BlockId)) {
+        match *self {
+            InstData::Br { dest } => f(dest),
+            InstData::Cbr { dests, .. } => {
+                f(dests[0]);
+                f(dests[1]);
+            }
+            InstData::Switch { default, cases, .. } => {
+                f(default);
+                for pair in pool.get(cases).chunks_exact(2) {
+                    f(BlockId::from_u32(pair[1]));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_stay_small() {
+        assert!(std::mem::size_of::<InstData>() <= 16, "{}", std::mem::size_of::<InstData>());
+    }
+
+    #[test]
+    fn every_shape_reports_its_opcode() {
+        let v = ValueId::from_u32(1);
+        assert_eq!(InstData::Binary { op: Opcode::Add, args: [v, v] }.opcode(), Opcode::Add);
+        assert_eq!(InstData::Ret { arg: PackedOption::NONE }.opcode(), Opcode::Ret);
+        assert!(InstData::Trap { reason: StrId::from_u32(0) }.is_terminator());
+        assert!(!InstData::TrapIf { cond: v, reason: StrId::from_u32(0) }.is_terminator());
+    }
+}

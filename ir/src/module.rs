@@ -1,0 +1,518 @@
+//! Module storage and its read-only inspection API.
+//!
+//! A [`Module`] owns flat tables: instructions (16-byte [`InstData`]) with a
+//! parallel result column, value types indexed by [`ValueId`], blocks indexed by
+//! [`BlockId`] (each a contiguous range of instructions whose last one is the
+//! terminator), and functions in storage order, each a range of parameters and a
+//! range of its block order. Value and block ids are module-wide (whale-ir §3);
+//! tables indexed by them keep a vacant state so text with sparse ids can be
+//! represented. Variable-length operands live in one [`ListPool`], names in one
+//! [`StringTable`], types in one [`TypeTable`]. A finished module holds about 28
+//! heap bytes per instruction (see `BENCHMARKS.md`).
+
+use crate::build_error::BuildError;
+use crate::const_expr::ConstExpr;
+use crate::constant::{ConstValue, FloatBits};
+use crate::entity::{
+    BlockId, ConstDeclId, ConstId, EntityList, EntityRef, FunctionId, GlobalId, InstId, ListPool, PackedOption, SigId,
+    StrId, TypeId, ValueId,
+};
+use crate::inst::{ConstKind, InstData};
+use crate::strings::StringTable;
+use crate::target::DataLayout;
+use crate::types::{FunctionSignature, Type, TypeTable};
+
+/// Linkage of a function declaration.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Linkage {
+    /// Visible only inside the module; needs a body and no link name.
+    Internal,
+    /// Visible to the linker under its link name; the body is optional.
+    External,
+}
+
+impl Linkage {
+    /// The keyword printed on `declare` lines.
+    pub const fn keyword(self) -> &'static str {
+        match self {
+            Linkage::Internal => "internal",
+            Linkage::External => "external",
+        }
+    }
+}
+
+/// A function parameter: its value and name.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Param {
+    /// The parameter's value.
+    pub value: ValueId,
+    /// The parameter's name.
+    pub name: StrId,
+}
+
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) struct DeclData {
+    pub id: FunctionId,
+    pub name: StrId,
+    pub sig: SigId,
+    pub linkage: Linkage,
+    pub link_name: Option<StrId>,
+}
+
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) struct GlobalData {
+    pub id: GlobalId,
+    pub name: StrId,
+    pub ty: TypeId,
+    pub init: ConstValue,
+    pub init_expr: ConstExpr,
+    pub align: u32,
+}
+
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) struct FunctionData {
+    pub id: FunctionId,
+    pub name: StrId,
+    pub ret: TypeId,
+    pub entry: BlockId,
+    pub params: (u32, u32),
+    pub blocks: (u32, u32),
+}
+
+/// Marks a block id with no block.
+pub(crate) const VACANT: u32 = u32::MAX;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct BlockData {
+    pub name: StrId,
+    /// Storage index of the owning function, or [`VACANT`].
+    pub func: u32,
+    pub start: u32,
+    pub end: u32,
+}
+
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) struct ConstDeclData {
+    pub name: StrId,
+    pub expr: ConstExpr,
+    pub value: ConstValue,
+}
+
+/// A typed SSA module: target, globals, declarations and function bodies.
+///
+/// Built with [`crate::ModuleBuilder`] (or read by a parser); inspected through
+/// the methods below. The module is immutable once built.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Module {
+    pub(crate) target: String,
+    pub(crate) data_layout: DataLayout,
+    pub(crate) types: TypeTable,
+    pub(crate) strings: StringTable,
+    pub(crate) globals: Vec<GlobalData>,
+    pub(crate) declarations: Vec<DeclData>,
+    pub(crate) functions: Vec<FunctionData>,
+    pub(crate) params: Vec<Param>,
+    pub(crate) blocks: Vec<BlockData>,
+    pub(crate) block_order: Vec<BlockId>,
+    pub(crate) insts: Vec<InstData>,
+    pub(crate) inst_results: Vec<PackedOption<ValueId>>,
+    pub(crate) value_types: Vec<PackedOption<TypeId>>,
+    pub(crate) pool: ListPool,
+    pub(crate) consts: Vec<ConstValue>,
+    pub(crate) const_decls: Vec<ConstDeclData>,
+    pub(crate) build_errors: Vec<BuildError>,
+}
+
+/// A declaration as seen through [`Module::declarations`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Declaration<'m> {
+    /// Function identity.
+    pub id: FunctionId,
+    /// Declared name.
+    pub name: &'m str,
+    /// Interned signature (see [`Module::signature`]).
+    pub sig: SigId,
+    /// Linkage.
+    pub linkage: Linkage,
+    /// External link name.
+    pub link_name: Option<&'m str>,
+}
+
+/// A global as seen through [`Module::globals`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Global<'m> {
+    /// Global identity.
+    pub id: GlobalId,
+    /// Name.
+    pub name: &'m str,
+    /// Type.
+    pub ty: TypeId,
+    /// Stored initial value.
+    pub init: ConstValue,
+    /// The expression the value was computed from.
+    pub init_expr: &'m ConstExpr,
+    /// Alignment in bytes.
+    pub align: u32,
+}
+
+/// A function body as seen through [`Module::functions`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Function<'m> {
+    /// Storage index among the module's bodies.
+    pub index: usize,
+    /// Function identity (its declaration).
+    pub id: FunctionId,
+    /// Name written on the definition.
+    pub name: &'m str,
+    /// Parameters in order.
+    pub params: &'m [Param],
+    /// Return type.
+    pub ret: TypeId,
+    /// Entry block.
+    pub entry: BlockId,
+    /// Blocks in storage order.
+    pub blocks: &'m [BlockId],
+}
+
+/// A `const_decl` record as seen through [`Module::const_decl`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ConstDecl<'m> {
+    /// Declared name.
+    pub name: &'m str,
+    /// Expression tree.
+    pub expr: &'m ConstExpr,
+    /// Recorded value.
+    pub value: ConstValue,
+}
+
+impl Module {
+    pub(crate) fn empty(target: String, data_layout: DataLayout) -> Self {
+        Module {
+            target,
+            data_layout,
+            types: TypeTable::new(),
+            strings: StringTable::default(),
+            globals: Vec::new(),
+            declarations: Vec::new(),
+            functions: Vec::new(),
+            params: Vec::new(),
+            blocks: Vec::new(),
+            block_order: Vec::new(),
+            insts: Vec::new(),
+            inst_results: Vec::new(),
+            value_types: Vec::new(),
+            pool: ListPool::new(),
+            consts: Vec::new(),
+            const_decls: Vec::new(),
+            build_errors: Vec::new(),
+        }
+    }
+
+    /// Target name.
+    pub fn target(&self) -> &str {
+        &self.target
+    }
+
+    /// Data layout.
+    pub fn data_layout(&self) -> DataLayout {
+        self.data_layout
+    }
+
+    /// The type pool.
+    pub fn types(&self) -> &TypeTable {
+        &self.types
+    }
+
+    /// Rebuilds the [`Type`] view of `id`.
+    pub fn ty(&self, id: TypeId) -> Type {
+        self.types.to_type(id)
+    }
+
+    /// The IR spelling of a type.
+    pub fn type_name(&self, id: TypeId) -> String {
+        self.types.display(id)
+    }
+
+    /// Rebuilds the [`FunctionSignature`] view of `id`.
+    pub fn signature(&self, id: SigId) -> FunctionSignature {
+        self.types.to_signature(id)
+    }
+
+    /// The text of an interned string.
+    #[inline]
+    pub fn str(&self, id: StrId) -> &str {
+        self.strings.get(id)
+    }
+
+    /// Declarations in storage order.
+    pub fn declarations(&self) -> impl ExactSizeIterator<Item = Declaration<'_>> + '_ {
+        self.declarations.iter().map(|d| self.decl_view(d))
+    }
+
+    fn decl_view<'m>(&'m self, d: &'m DeclData) -> Declaration<'m> {
+        Declaration {
+            id: d.id,
+            name: self.str(d.name),
+            sig: d.sig,
+            linkage: d.linkage,
+            link_name: d.link_name.map(|s| self.str(s)),
+        }
+    }
+
+    /// The first declaration with identity `id`.
+    pub fn declaration(&self, id: FunctionId) -> Option<Declaration<'_>> {
+        // Builder modules keep declaration k at position k; fall back to a scan
+        // for modules read with arbitrary ids.
+        match self.declarations.get(id.index()) {
+            Some(d) if d.id == id => Some(self.decl_view(d)),
+            _ => self.declarations.iter().find(|d| d.id == id).map(|d| self.decl_view(d)),
+        }
+    }
+
+    /// Globals in storage order.
+    pub fn globals(&self) -> impl ExactSizeIterator<Item = Global<'_>> + '_ {
+        self.globals.iter().map(|g| Global {
+            id: g.id,
+            name: self.str(g.name),
+            ty: g.ty,
+            init: g.init,
+            init_expr: &g.init_expr,
+            align: g.align,
+        })
+    }
+
+    /// The global with identity `id`.
+    pub fn global(&self, id: GlobalId) -> Option<Global<'_>> {
+        self.globals().find(|g| g.id == id)
+    }
+
+    /// Function bodies in storage order.
+    pub fn functions(&self) -> impl ExactSizeIterator<Item = Function<'_>> + '_ {
+        (0..self.functions.len()).map(|i| self.function_at(i))
+    }
+
+    /// The body at storage index `index`.
+    pub fn function_at(&self, index: usize) -> Function<'_> {
+        let f = &self.functions[index];
+        let (ps, pl) = f.params;
+        let (bs, bl) = f.blocks;
+        Function {
+            index,
+            id: f.id,
+            name: self.str(f.name),
+            params: &self.params[ps as usize..(ps + pl) as usize],
+            ret: f.ret,
+            entry: f.entry,
+            blocks: &self.block_order[bs as usize..(bs + bl) as usize],
+        }
+    }
+
+    /// The first body defining function `id`.
+    pub fn function(&self, id: FunctionId) -> Option<Function<'_>> {
+        self.functions.iter().position(|f| f.id == id).map(|i| self.function_at(i))
+    }
+
+    /// Number of function bodies.
+    pub fn function_count(&self) -> usize {
+        self.functions.len()
+    }
+
+    /// Whether block `id` exists.
+    pub fn has_block(&self, id: BlockId) -> bool {
+        self.blocks.get(id.index()).is_some_and(|b| b.func != VACANT)
+    }
+
+    /// Name of block `id`.
+    pub fn block_name(&self, id: BlockId) -> &str {
+        self.str(self.blocks[id.index()].name)
+    }
+
+    /// Storage index of the function owning block `id`.
+    pub fn block_function(&self, id: BlockId) -> Option<usize> {
+        self.blocks.get(id.index()).filter(|b| b.func != VACANT).map(|b| b.func as usize)
+    }
+
+    /// Instructions of block `id`, in order (the last one is the terminator in
+    /// well-formed IR).
+    #[inline]
+    pub fn block_insts(&self, id: BlockId) -> impl ExactSizeIterator<Item = InstId> + DoubleEndedIterator {
+        let b = &self.blocks[id.index()];
+        (b.start as usize..b.end as usize).map(InstId::new)
+    }
+
+    /// The record of instruction `id`.
+    #[inline]
+    pub fn inst(&self, id: InstId) -> &InstData {
+        &self.insts[id.index()]
+    }
+
+    /// The value instruction `id` defines.
+    #[inline]
+    pub fn inst_result(&self, id: InstId) -> Option<ValueId> {
+        self.inst_results[id.index()].expand()
+    }
+
+    /// Total number of instructions.
+    pub fn inst_count(&self) -> usize {
+        self.insts.len()
+    }
+
+    /// The type of value `id`, if it is defined.
+    #[inline]
+    pub fn value_type(&self, id: ValueId) -> Option<TypeId> {
+        self.value_types.get(id.index()).and_then(|t| t.expand())
+    }
+
+    /// One past the highest value id in use.
+    pub fn value_id_bound(&self) -> usize {
+        self.value_types.len()
+    }
+
+    /// One past the highest block id in use.
+    pub fn block_id_bound(&self) -> usize {
+        self.blocks.len()
+    }
+
+    /// The elements of an operand list.
+    #[inline]
+    pub fn list(&self, list: EntityList) -> &[u32] {
+        self.pool.get(list)
+    }
+
+    /// The operand pool.
+    pub fn pool(&self) -> &ListPool {
+        &self.pool
+    }
+
+    /// An entry of the constant table.
+    pub fn constant(&self, id: ConstId) -> ConstValue {
+        self.consts[id.index()]
+    }
+
+    /// The payload of a `const` instruction.
+    pub fn const_payload(&self, data: &InstData) -> Option<ConstValue> {
+        match *data {
+            InstData::Const { kind, bits } => Some(decode_const(kind, bits)),
+            InstData::ConstWide { id } => self.consts.get(id.index()).copied(),
+            _ => None,
+        }
+    }
+
+    /// A `const_decl` record.
+    pub fn const_decl(&self, id: ConstDeclId) -> ConstDecl<'_> {
+        let d = &self.const_decls[id.index()];
+        ConstDecl { name: self.str(d.name), expr: &d.expr, value: d.value }
+    }
+
+    /// Builder misuse recorded while the module was built (reported first by
+    /// [`crate::verify_module`]).
+    pub fn build_errors(&self) -> &[BuildError] {
+        &self.build_errors
+    }
+
+    /// Heap bytes held by the module's tables (capacity, not length).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.target.capacity()
+            + self.types.heap_bytes()
+            + self.strings.heap_bytes()
+            + self.globals.capacity() * size_of::<GlobalData>()
+            + self.declarations.capacity() * size_of::<DeclData>()
+            + self.functions.capacity() * size_of::<FunctionData>()
+            + self.params.capacity() * size_of::<Param>()
+            + self.blocks.capacity() * size_of::<BlockData>()
+            + self.block_order.capacity() * 4
+            + self.insts.capacity() * size_of::<InstData>()
+            + self.inst_results.capacity() * 4
+            + self.value_types.capacity() * 4
+            + self.pool.heap_bytes()
+            + self.consts.capacity() * size_of::<ConstValue>()
+            + self.const_decls.capacity() * size_of::<ConstDeclData>()
+    }
+
+    /// Heap bytes held for names (strings), included in [`Module::heap_bytes`].
+    pub fn name_heap_bytes(&self) -> usize {
+        self.strings.heap_bytes()
+    }
+
+    /// Whether value and block ids follow the canonical numbering of whale-ir §3,
+    /// so that format-2 text (which omits parameter and block ids) is exact.
+    pub fn is_canonically_numbered(&self) -> bool {
+        let mut next_value: u64 = 0;
+        let mut next_block: u64 = 0;
+        for f in self.functions() {
+            for (i, p) in f.params.iter().enumerate() {
+                if u64::from(p.value.as_u32()) != next_value + i as u64 {
+                    return false;
+                }
+            }
+            for (i, b) in f.blocks.iter().enumerate() {
+                if u64::from(b.as_u32()) != next_block + i as u64 {
+                    return false;
+                }
+            }
+            if f.blocks.first() != Some(&f.entry) {
+                return false;
+            }
+            let highest_value = self.highest_value_of(f);
+            next_value = highest_value.map_or(next_value + f.params.len() as u64, |v| u64::from(v) + 1);
+            next_block += f.blocks.len() as u64;
+        }
+        true
+    }
+
+    fn highest_value_of(&self, f: Function<'_>) -> Option<u32> {
+        let params = f.params.iter().map(|p| p.value.as_u32());
+        let results =
+            f.blocks.iter().flat_map(|&b| self.block_insts(b)).filter_map(|i| self.inst_result(i)).map(|v| v.as_u32());
+        params.chain(results).max()
+    }
+}
+
+/// Encodes a payload for [`InstData::Const`], or `None` when it needs 128 bits.
+pub(crate) fn encode_const(value: ConstValue) -> Option<(ConstKind, [u32; 2])> {
+    let split = |x: u64| [x as u32, (x >> 32) as u32];
+    match value {
+        ConstValue::Bool(b) => Some((ConstKind::Bool, [u32::from(b), 0])),
+        ConstValue::I(v) => i64::try_from(v).ok().map(|x| (ConstKind::I, split(x as u64))),
+        ConstValue::U(v) => u64::try_from(v).ok().map(|x| (ConstKind::U, split(x))),
+        ConstValue::F(FloatBits::F16(b)) => Some((ConstKind::F16, [u32::from(b), 0])),
+        ConstValue::F(FloatBits::F32(b)) => Some((ConstKind::F32, [b, 0])),
+        ConstValue::F(FloatBits::F64(b)) => Some((ConstKind::F64, split(b))),
+    }
+}
+
+/// Decodes an [`InstData::Const`] payload.
+pub(crate) fn decode_const(kind: ConstKind, bits: [u32; 2]) -> ConstValue {
+    let raw = u64::from(bits[0]) | (u64::from(bits[1]) << 32);
+    match kind {
+        ConstKind::Bool => ConstValue::Bool(raw != 0),
+        ConstKind::I => ConstValue::I(i128::from(raw as i64)),
+        ConstKind::U => ConstValue::U(u128::from(raw)),
+        ConstKind::F16 => ConstValue::F(FloatBits::F16(raw as u16)),
+        ConstKind::F32 => ConstValue::F(FloatBits::F32(raw as u32)),
+        ConstKind::F64 => ConstValue::F(FloatBits::F64(raw)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn const_payloads_round_trip() {
+        for v in [
+            ConstValue::Bool(true),
+            ConstValue::I(-5),
+            ConstValue::I(i128::from(i64::MIN)),
+            ConstValue::U(u128::from(u64::MAX)),
+            ConstValue::F(FloatBits::F16(0x7e01)),
+            ConstValue::F(FloatBits::F64(0x8000_0000_0000_0000)),
+        ] {
+            let (kind, bits) = encode_const(v).unwrap();
+            assert_eq!(decode_const(kind, bits), v);
+        }
+        assert_eq!(encode_const(ConstValue::I(i128::MIN)), None);
+        assert_eq!(encode_const(ConstValue::U(u128::MAX)), None);
+    }
+}

@@ -1,0 +1,565 @@
+//! The text printer: format 2 (the seed's layout) and format 4 (explicit ids).
+//!
+//! The printer is the definition of the text format (whale-ir §4). Format 2
+//! omits parameter and block ids, which readers infer by the canonical numbering
+//! rule, so [`print_module`] writes format 2 only for canonically numbered
+//! modules whose names can be written bare; any other module is written in
+//! format 4 (explicit `%vN`/`%bN`, quoted names), never lossily. Operand type
+//! annotations are written from the operands' own types (types are stored once,
+//! on values), so the text always states what the model holds.
+//!
+//! Output is built in one `String` with hand-written integer formatting: no
+//! `format!` per instruction, no renumbering, deterministic.
+
+use crate::const_expr::ConstExpr;
+use crate::constant::ConstValue;
+use crate::entity::{BlockId, FunctionId, TypeId, ValueId};
+use crate::inst::InstData;
+use crate::module::{Function, Module};
+use crate::opcode::{CmpOp, FCmpPred, ICmpPred, Opcode};
+use crate::types::push_u64;
+
+/// Which text layout to write.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum TextFormat {
+    /// Format 2 when the module allows it exactly, otherwise format 4.
+    Auto,
+    /// Format 2 (the seed's layout). Falls back to format 4 when the module is
+    /// not canonically numbered or a name cannot be written bare.
+    V2,
+    /// Format 4: explicit identities and quoted names.
+    V4,
+}
+
+/// Prints `module` as text: format 2 when exact, otherwise format 4.
+///
+/// ```
+/// use ir::{ModuleBuilder, DataLayout, Type};
+/// let mut module = ModuleBuilder::new("x86_64-whale-linux", DataLayout::default_64bit_le());
+/// let mut f = module.begin_function("unit", vec![], Type::Void);
+/// f.ret(None);
+/// f.finish();
+/// let text = ir::print_module(&module.finish());
+/// assert!(text.starts_with("module {\n  format_version 2\n"));
+/// ```
+pub fn print_module(module: &Module) -> String {
+    print_module_with(module, TextFormat::Auto)
+}
+
+/// Prints `module` in the requested layout (see [`TextFormat`]).
+pub fn print_module_with(module: &Module, format: TextFormat) -> String {
+    let v4 = match format {
+        TextFormat::V4 => true,
+        TextFormat::Auto | TextFormat::V2 => !format2_is_exact(module),
+    };
+    let mut printer = Printer { m: module, out: String::with_capacity(64 + module.inst_count() * 40), v4 };
+    printer.module();
+    printer.out
+}
+
+/// Whether format 2 text reproduces `module` exactly.
+pub fn format2_is_exact(module: &Module) -> bool {
+    module.is_canonically_numbered()
+        && module.functions().all(|f| {
+            is_bare_name(f.name)
+                && f.params.iter().all(|p| is_bare_name(module.str(p.name)))
+                && f.blocks.iter().all(|&b| is_bare_name(module.block_name(b)))
+        })
+        && module.globals().all(|g| is_bare_name(g.name))
+}
+
+/// Whether `name` can be written without quotes in format 2: a non-empty run of
+/// letters, digits, `_`, `.` and `$`.
+pub fn is_bare_name(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '$'))
+}
+
+/// Appends `s` as a quoted string with Whale's one escaping (whale-ir §4).
+pub fn push_quoted(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\0' => out.push_str("\\0"),
+            c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' => {
+                out.push_str("\\u{");
+                out.push_str(&format!("{:x}", c as u32));
+                out.push('}');
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+struct Printer<'m> {
+    m: &'m Module,
+    out: String,
+    v4: bool,
+}
+
+impl Printer<'_> {
+    fn module(&mut self) {
+        let m = self.m;
+        self.out.push_str(if self.v4 { "module {\n  format_version 4\n" } else { "module {\n  format_version 2\n" });
+        self.out.push_str("  semantics_version 1\n  target ");
+        push_quoted(&mut self.out, &m.target);
+        self.out.push_str("\n  datalayout ");
+        self.out.push_str(&m.data_layout.to_string());
+        self.out.push_str("\n\n");
+        if !m.globals.is_empty() {
+            for g in m.globals() {
+                self.out.push_str("  global ");
+                if self.v4 {
+                    self.global_ref(g.id.as_u32());
+                    self.out.push(' ');
+                    push_quoted(&mut self.out, g.name);
+                } else {
+                    self.out.push('@');
+                    self.out.push_str(g.name);
+                }
+                self.out.push_str(": ");
+                self.ty(g.ty);
+                self.out.push_str(" = const ");
+                self.ty(g.ty);
+                self.out.push(' ');
+                self.const_value(g.init);
+                self.out.push_str(", align ");
+                push_u64(&mut self.out, u64::from(g.align));
+                if !self.v4 {
+                    self.out.push_str(", id ");
+                    self.global_ref(g.id.as_u32());
+                }
+                self.out.push_str(", init_expr ");
+                self.const_expr(g.init_expr);
+                self.out.push('\n');
+            }
+            self.out.push('\n');
+        }
+        if !m.declarations.is_empty() {
+            for d in m.declarations() {
+                self.out.push_str("  declare ");
+                self.func_ref(d.id);
+                self.out.push(' ');
+                push_quoted(&mut self.out, d.name);
+                self.out.push_str(": ");
+                m.types.write_sig(&mut self.out, d.sig);
+                self.out.push_str(", linkage ");
+                self.out.push_str(d.linkage.keyword());
+                if let Some(link) = d.link_name {
+                    self.out.push_str(", link_name ");
+                    push_quoted(&mut self.out, link);
+                }
+                self.out.push('\n');
+            }
+            self.out.push('\n');
+        }
+        for f in m.functions() {
+            self.function(f);
+        }
+        self.out.push_str("}\n");
+    }
+
+    fn function(&mut self, f: Function<'_>) {
+        let m = self.m;
+        self.out.push_str("  fn ");
+        if self.v4 {
+            self.func_ref(f.id);
+            self.out.push(' ');
+            push_quoted(&mut self.out, f.name);
+        } else {
+            self.out.push('@');
+            self.out.push_str(f.name);
+        }
+        self.out.push('(');
+        for (i, p) in f.params.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            if self.v4 {
+                self.value(p.value);
+                self.out.push(' ');
+                push_quoted(&mut self.out, m.str(p.name));
+            } else {
+                self.out.push_str(m.str(p.name));
+            }
+            self.out.push_str(": ");
+            self.value_ty(p.value);
+        }
+        self.out.push_str(") -> ");
+        self.ty(f.ret);
+        if self.v4 {
+            self.out.push_str(", entry ");
+            self.block_ref(f.entry);
+        } else {
+            self.out.push_str(", id ");
+            self.func_ref(f.id);
+        }
+        self.out.push_str(" {\n");
+        for &b in f.blocks {
+            self.out.push_str("  ");
+            if self.v4 {
+                self.block_ref(b);
+                self.out.push(' ');
+                push_quoted(&mut self.out, m.block_name(b));
+            } else {
+                self.out.push_str(m.block_name(b));
+            }
+            self.out.push_str(":\n");
+            for inst in m.block_insts(b) {
+                self.out.push_str("    ");
+                if let Some(v) = m.inst_result(inst) {
+                    self.value(v);
+                    self.out.push_str(": ");
+                    self.value_ty(v);
+                    self.out.push_str(" = ");
+                }
+                self.inst(m.inst(inst), m.inst_result(inst), f);
+                self.out.push('\n');
+            }
+        }
+        self.out.push_str("  }\n\n");
+    }
+
+    fn inst(&mut self, data: &InstData, result: Option<ValueId>, f: Function<'_>) {
+        let m = self.m;
+        let op = data.opcode();
+        let result_ty = result.and_then(|v| m.value_type(v));
+        match *data {
+            InstData::Nullary { .. } => {
+                self.out.push_str(op.mnemonic());
+                self.out.push(' ');
+                self.opt_ty(result_ty);
+            }
+            InstData::Const { .. } | InstData::ConstWide { .. } => {
+                self.out.push_str("const ");
+                self.opt_ty(result_ty);
+                self.out.push(' ');
+                if let Some(v) = m.const_payload(data) {
+                    self.const_value(v);
+                }
+            }
+            InstData::ConstDecl { decl } => {
+                let d = m.const_decl(decl);
+                self.out.push_str("const_decl ");
+                push_quoted(&mut self.out, d.name);
+                self.out.push(' ');
+                self.const_expr(d.expr);
+                self.out.push_str(" => const ");
+                self.opt_ty(result_ty);
+                self.out.push(' ');
+                self.const_value(d.value);
+            }
+            InstData::Unary { arg, .. } => {
+                self.out.push_str(op.mnemonic());
+                self.out.push(' ');
+                self.opt_ty(result_ty);
+                self.out.push(' ');
+                self.value(arg);
+            }
+            InstData::Binary { args, .. } => {
+                self.out.push_str(op.mnemonic());
+                self.out.push(' ');
+                if op.is_checked() {
+                    // The operand type is the first field of the `tuple<T, bool>` result.
+                    let operand = result_ty
+                        .and_then(|t| match m.types.get(t) {
+                            Some(crate::types::TypeKey::Tuple(fields)) => fields.first().copied(),
+                            _ => None,
+                        })
+                        .or_else(|| m.value_type(args[0]));
+                    self.opt_ty(operand);
+                } else {
+                    self.opt_ty(result_ty);
+                }
+                self.out.push(' ');
+                self.value(args[0]);
+                self.out.push_str(", ");
+                self.value(args[1]);
+            }
+            InstData::Compare { pred, args, .. } => {
+                self.out.push_str(op.mnemonic());
+                self.out.push(' ');
+                self.out.push_str(predicate_keyword(op, pred));
+                self.out.push(' ');
+                self.value_ty(args[0]);
+                self.out.push(' ');
+                self.value(args[0]);
+                self.out.push_str(", ");
+                self.value(args[1]);
+            }
+            InstData::Select { cond, arms } => {
+                self.out.push_str("select ");
+                self.typed_value(cond);
+                self.out.push_str(", ");
+                self.typed_value(arms[0]);
+                self.out.push_str(", ");
+                self.typed_value(arms[1]);
+            }
+            InstData::Cast { arg, .. } => {
+                self.out.push_str(op.mnemonic());
+                self.out.push(' ');
+                self.typed_value(arg);
+                self.out.push_str(" to ");
+                self.opt_ty(result_ty);
+            }
+            InstData::Phi { inputs } => {
+                self.out.push_str("phi ");
+                self.opt_ty(result_ty);
+                for (i, pair) in m.list(inputs).chunks_exact(2).enumerate() {
+                    self.out.push_str(if i == 0 { " [ " } else { ", [ " });
+                    self.value(ValueId::from_u32(pair[0]));
+                    self.out.push_str(", ");
+                    self.block_ref(BlockId::from_u32(pair[1]));
+                    self.out.push_str(" ]");
+                }
+            }
+            InstData::Extract { agg, index } => {
+                self.out.push_str("extract ");
+                self.value(agg);
+                self.out.push_str(", ");
+                push_u64(&mut self.out, u64::from(index));
+            }
+            InstData::Memory { align, ty, ptr, .. } => {
+                self.out.push_str(op.mnemonic());
+                self.out.push(' ');
+                self.ty(ty);
+                if let Some(p) = ptr.expand() {
+                    self.out.push_str(", ");
+                    self.typed_value(p);
+                }
+                self.align(align);
+            }
+            InstData::Store { align, value, ptr } => {
+                self.out.push_str("store ");
+                self.typed_value(value);
+                self.out.push_str(", ");
+                self.typed_value(ptr);
+                self.align(align);
+            }
+            InstData::Bulk { align, args, .. } => {
+                self.out.push_str(op.mnemonic());
+                for (i, &v) in m.list(args).iter().enumerate() {
+                    self.out.push_str(if i == 0 { " " } else { ", " });
+                    self.typed_value(ValueId::from_u32(v));
+                }
+                self.align(align);
+            }
+            InstData::Gep { base, indices } => {
+                self.out.push_str("gep ");
+                self.value(base);
+                for &v in m.list(indices) {
+                    self.out.push_str(", ");
+                    self.value(ValueId::from_u32(v));
+                }
+            }
+            InstData::FuncRef { func, .. } => {
+                self.out.push_str(op.mnemonic());
+                if let Some(id) = func.expand() {
+                    self.out.push(' ');
+                    self.func_ref(id);
+                }
+            }
+            InstData::Call { callee, args } => {
+                let sig = m.declaration(callee).map(|d| d.sig);
+                self.call_head(sig, result_ty);
+                self.func_ref(callee);
+                self.call_args(m.list(args));
+            }
+            InstData::CallIndirect { callee, args } => {
+                let sig = m.value_type(callee).and_then(|t| m.types.fn_ptr_sig(t));
+                self.call_head(sig, result_ty);
+                self.out.push_str("indirect ");
+                self.value(callee);
+                self.call_args(m.list(args));
+            }
+            InstData::TrapIf { cond, reason } => {
+                self.out.push_str("trap_if ");
+                self.typed_value(cond);
+                self.out.push_str(", reason=");
+                push_quoted(&mut self.out, m.str(reason));
+            }
+            InstData::Trap { reason } => {
+                self.out.push_str("trap reason=");
+                push_quoted(&mut self.out, m.str(reason));
+            }
+            InstData::Br { dest } => {
+                self.out.push_str("br label ");
+                self.block_ref(dest);
+            }
+            InstData::Cbr { cond, dests } => {
+                self.out.push_str("cbr ");
+                self.typed_value(cond);
+                self.out.push_str(", label ");
+                self.block_ref(dests[0]);
+                self.out.push_str(", label ");
+                self.block_ref(dests[1]);
+            }
+            InstData::Switch { arg, default, cases } => {
+                self.out.push_str("switch ");
+                self.typed_value(arg);
+                self.out.push_str(", label ");
+                self.block_ref(default);
+                self.out.push_str(" [");
+                for (i, pair) in m.list(cases).chunks_exact(2).enumerate() {
+                    self.out.push_str(if i == 0 { " " } else { ", " });
+                    self.const_value(m.constant(crate::entity::ConstId::from_u32(pair[0])));
+                    self.out.push_str(": ");
+                    self.block_ref(BlockId::from_u32(pair[1]));
+                }
+                self.out.push_str(" ]");
+            }
+            InstData::Ret { arg } => {
+                self.out.push_str("ret ");
+                self.ty(f.ret);
+                match arg.expand() {
+                    Some(v) => {
+                        self.out.push(' ');
+                        self.value(v);
+                    }
+                    None if f.ret != TypeId::VOID => self.out.push_str(" <missing>"),
+                    None => {}
+                }
+            }
+        }
+    }
+
+    fn call_head(&mut self, sig: Option<crate::entity::SigId>, result_ty: Option<TypeId>) {
+        self.out.push_str("call ");
+        match sig {
+            Some(sig) => {
+                let key = self.m.types.sig(sig);
+                self.out.push_str(key.convention.keyword());
+                self.out.push(' ');
+                self.ty(key.ret);
+            }
+            None => {
+                self.out.push_str("whale ");
+                self.ty(result_ty.unwrap_or(TypeId::VOID));
+            }
+        }
+        self.out.push(' ');
+    }
+
+    fn call_args(&mut self, args: &[u32]) {
+        self.out.push('(');
+        for (i, &v) in args.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.value(ValueId::from_u32(v));
+        }
+        self.out.push(')');
+    }
+
+    fn align(&mut self, align: u32) {
+        self.out.push_str(", align ");
+        push_u64(&mut self.out, u64::from(align));
+    }
+
+    #[inline]
+    fn ty(&mut self, ty: TypeId) {
+        self.m.types.write(&mut self.out, ty);
+    }
+
+    fn opt_ty(&mut self, ty: Option<TypeId>) {
+        match ty {
+            Some(t) => self.ty(t),
+            None => self.out.push_str("<undefined>"),
+        }
+    }
+
+    #[inline]
+    fn value_ty(&mut self, v: ValueId) {
+        self.opt_ty(self.m.value_type(v));
+    }
+
+    #[inline]
+    fn value(&mut self, v: ValueId) {
+        self.out.push_str("%v");
+        push_u64(&mut self.out, u64::from(v.as_u32()));
+    }
+
+    fn typed_value(&mut self, v: ValueId) {
+        self.value_ty(v);
+        self.out.push(' ');
+        self.value(v);
+    }
+
+    fn block_ref(&mut self, b: BlockId) {
+        if self.v4 {
+            self.out.push_str("%b");
+        }
+        push_u64(&mut self.out, u64::from(b.as_u32()));
+    }
+
+    fn func_ref(&mut self, f: FunctionId) {
+        self.out.push_str("@f");
+        push_u64(&mut self.out, u64::from(f.as_u32()));
+    }
+
+    fn global_ref(&mut self, g: u32) {
+        self.out.push_str("@g");
+        push_u64(&mut self.out, u64::from(g));
+    }
+
+    fn const_value(&mut self, v: ConstValue) {
+        match v {
+            ConstValue::Bool(b) => self.out.push_str(if b { "true" } else { "false" }),
+            ConstValue::I(x) if x >= 0 => push_u128(&mut self.out, x as u128),
+            ConstValue::I(x) => {
+                self.out.push('-');
+                push_u128(&mut self.out, x.unsigned_abs());
+            }
+            ConstValue::U(x) => push_u128(&mut self.out, x),
+            ConstValue::F(bits) => self.out.push_str(&bits.to_string()),
+        }
+    }
+
+    fn const_expr(&mut self, e: &ConstExpr) {
+        self.out.push_str(&e.to_string());
+    }
+}
+
+fn push_u128(out: &mut String, n: u128) {
+    match u64::try_from(n) {
+        Ok(small) => push_u64(out, small),
+        Err(_) => out.push_str(&n.to_string()),
+    }
+}
+
+/// The keyword of a stored predicate code for `op`.
+pub(crate) fn predicate_keyword(op: Opcode, pred: u8) -> &'static str {
+    let keyword = match op {
+        Opcode::Cmp => CmpOp::from_code(pred).map(CmpOp::keyword),
+        Opcode::Icmp => ICmpPred::from_code(pred).map(ICmpPred::keyword),
+        Opcode::Fcmp => FCmpPred::from_code(pred).map(FCmpPred::keyword),
+        _ => None,
+    };
+    keyword.unwrap_or("<invalid>")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping() {
+        let mut s = String::new();
+        push_quoted(&mut s, "a\"b\\c\nd\re\tf\0g\u{1}h\u{2028}é");
+        assert_eq!(s, r#""a\"b\\c\nd\re\tf\0g\u{1}h\u{2028}é""#);
+    }
+
+    #[test]
+    fn bare_names() {
+        assert!(is_bare_name("if.then"));
+        assert!(is_bare_name("tên_biến"));
+        assert!(!is_bare_name(""));
+        assert!(!is_bare_name("a b"));
+        assert!(!is_bare_name("x:"));
+    }
+}

@@ -1,0 +1,407 @@
+//! CFG, dominators, SSA dominance and phi rules (whale-upstream §d.1 item 11).
+//!
+//! Edges are de-duplicated per (predecessor, successor) pair. Dominators are
+//! computed by Cooper–Harvey–Kennedy iteration over reverse-postorder numbers
+//! (its authors measured it faster than Lengauer–Tarjan on ordinary CFGs, with
+//! far less code); unreachable blocks get none, and uses inside them are exempt
+//! from dominance. Numbering the dominator tree in preorder, with each subtree's
+//! largest number, makes `dominates(a, b)` two comparisons. Within a block,
+//! "defined before" compares instruction indices, which are contiguous per block.
+//! A phi input is used at the end of its predecessor, so a back-edge value may be
+//! defined later in storage order and a self-loop phi may use itself. All graph
+//! walks are iterative; all scratch lives in [`Scratch`] and is reused.
+
+use super::{Ctx, DefSite, VerifyError};
+use crate::const_expr::{ConstExprKind, ConstRef};
+use crate::entity::{BlockId, EntityRef, InstId, TypeId, ValueId};
+use crate::inst::InstData;
+use crate::module::{Function, VACANT};
+
+const UNDEF: u32 = u32::MAX;
+
+/// Reusable per-module scratch for the CFG pass.
+#[derive(Default)]
+pub(super) struct Scratch {
+    local: Vec<u32>,
+    succ_start: Vec<u32>,
+    succs: Vec<u32>,
+    pred_start: Vec<u32>,
+    preds: Vec<u32>,
+    mark: Vec<u32>,
+    seen: Vec<u32>,
+    rpo: Vec<u32>,
+    rpo_number: Vec<u32>,
+    idom: Vec<u32>,
+    child_start: Vec<u32>,
+    children: Vec<u32>,
+    pre: Vec<u32>,
+    last: Vec<u32>,
+    stack: Vec<(u32, u32)>,
+    operands: Vec<ValueId>,
+}
+
+impl Scratch {
+    pub(super) fn check(&mut self, ctx: &mut Ctx<'_>, f: &Function<'_>) {
+        self.build_edges(ctx, f);
+        self.entry_predecessors(ctx, f);
+        self.reverse_postorder(f);
+        self.dominators();
+        self.dominator_tree_numbers();
+        self.uses(ctx, f);
+    }
+
+    fn local_of(&self, ctx: &Ctx<'_>, f: &Function<'_>, b: BlockId) -> Option<u32> {
+        (ctx.m.block_function(b) == Some(f.index)).then(|| self.local[b.index()])
+    }
+
+    fn build_edges(&mut self, ctx: &Ctx<'_>, f: &Function<'_>) {
+        let m = ctx.m;
+        let n = f.blocks.len();
+        if self.local.len() < m.block_id_bound() {
+            self.local.resize(m.block_id_bound(), UNDEF);
+        }
+        for (i, &b) in f.blocks.iter().enumerate() {
+            self.local[b.index()] = i as u32;
+        }
+        reset(&mut self.mark, n, UNDEF);
+        self.succ_start.clear();
+        self.succs.clear();
+        for (i, &b) in f.blocks.iter().enumerate() {
+            self.succ_start.push(self.succs.len() as u32);
+            if let Some(term) = m.block_insts(b).next_back() {
+                let local = &self.local;
+                let mark = &mut self.mark;
+                let succs = &mut self.succs;
+                m.inst(term).for_each_successor(&m.pool, |s| {
+                    let j = local[s.index()];
+                    if mark[j as usize] != i as u32 {
+                        mark[j as usize] = i as u32;
+                        succs.push(j);
+                    }
+                });
+            }
+        }
+        self.succ_start.push(self.succs.len() as u32);
+        // Predecessors: counting sort of the edges by target.
+        reset(&mut self.pred_start, n + 1, 0);
+        for &s in &self.succs {
+            self.pred_start[s as usize + 1] += 1;
+        }
+        for i in 0..n {
+            self.pred_start[i + 1] += self.pred_start[i];
+        }
+        reset(&mut self.preds, self.succs.len(), 0);
+        let mut fill = self.pred_start.clone();
+        for b in 0..n {
+            for k in self.succ_start[b]..self.succ_start[b + 1] {
+                let s = self.succs[k as usize] as usize;
+                self.preds[fill[s] as usize] = b as u32;
+                fill[s] += 1;
+            }
+        }
+    }
+
+    fn preds_of(&self, b: usize) -> &[u32] {
+        &self.preds[self.pred_start[b] as usize..self.pred_start[b + 1] as usize]
+    }
+
+    fn entry_predecessors(&mut self, ctx: &mut Ctx<'_>, f: &Function<'_>) {
+        let entry = self.local[f.entry.index()] as usize;
+        for &p in self.preds_of(entry) {
+            ctx.errors.push(VerifyError::EntryHasPredecessor {
+                func: f.name.to_string(),
+                entry: f.entry,
+                predecessor: f.blocks[p as usize],
+            });
+        }
+    }
+
+    fn reverse_postorder(&mut self, f: &Function<'_>) {
+        let n = f.blocks.len();
+        let entry = self.local[f.entry.index()];
+        reset(&mut self.rpo_number, n, UNDEF);
+        self.rpo.clear();
+        self.stack.clear();
+        // rpo_number doubles as the visited mark during the walk.
+        self.rpo_number[entry as usize] = 0;
+        self.stack.push((entry, self.succ_start[entry as usize]));
+        while let Some(&mut (b, ref mut next)) = self.stack.last_mut() {
+            if *next < self.succ_start[b as usize + 1] {
+                let s = self.succs[*next as usize];
+                *next += 1;
+                if self.rpo_number[s as usize] == UNDEF {
+                    self.rpo_number[s as usize] = 0;
+                    self.stack.push((s, self.succ_start[s as usize]));
+                }
+            } else {
+                self.rpo.push(b);
+                self.stack.pop();
+            }
+        }
+        self.rpo.reverse();
+        for (i, &b) in self.rpo.iter().enumerate() {
+            self.rpo_number[b as usize] = i as u32;
+        }
+    }
+
+    /// Cooper–Harvey–Kennedy; `idom` is indexed by RPO number, entry = 0.
+    fn dominators(&mut self) {
+        let count = self.rpo.len();
+        reset(&mut self.idom, count, UNDEF);
+        if count == 0 {
+            return;
+        }
+        self.idom[0] = 0;
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for r in 1..count {
+                let b = self.rpo[r] as usize;
+                let mut new = UNDEF;
+                for &p in &self.preds[self.pred_start[b] as usize..self.pred_start[b + 1] as usize] {
+                    let pr = self.rpo_number[p as usize];
+                    if pr == UNDEF || self.idom[pr as usize] == UNDEF {
+                        continue;
+                    }
+                    new = if new == UNDEF { pr } else { intersect(&self.idom, new, pr) };
+                }
+                if new != self.idom[r] {
+                    self.idom[r] = new;
+                    changed = true;
+                }
+            }
+        }
+    }
+
+    /// Preorder numbers of the dominator tree, by local block index.
+    fn dominator_tree_numbers(&mut self) {
+        let count = self.rpo.len();
+        let n = self.rpo_number.len();
+        reset(&mut self.pre, n, UNDEF);
+        reset(&mut self.last, n, UNDEF);
+        if count == 0 {
+            return;
+        }
+        reset(&mut self.child_start, count + 1, 0);
+        for r in 1..count {
+            self.child_start[self.idom[r] as usize + 1] += 1;
+        }
+        for r in 0..count {
+            self.child_start[r + 1] += self.child_start[r];
+        }
+        reset(&mut self.children, count.saturating_sub(1), 0);
+        let mut fill = self.child_start.clone();
+        for r in 1..count {
+            let parent = self.idom[r] as usize;
+            self.children[fill[parent] as usize] = r as u32;
+            fill[parent] += 1;
+        }
+        let mut number = 0u32;
+        self.stack.clear();
+        self.stack.push((0, self.child_start[0]));
+        self.pre[self.rpo[0] as usize] = number;
+        while let Some(&mut (r, ref mut next)) = self.stack.last_mut() {
+            if *next < self.child_start[r as usize + 1] {
+                let c = self.children[*next as usize];
+                *next += 1;
+                number += 1;
+                self.pre[self.rpo[c as usize] as usize] = number;
+                self.stack.push((c, self.child_start[c as usize]));
+            } else {
+                self.last[self.rpo[r as usize] as usize] = number;
+                self.stack.pop();
+            }
+        }
+    }
+
+    /// Whether local block `a` dominates local block `b` (both reachable).
+    #[inline]
+    fn dominates(&self, a: usize, b: usize) -> bool {
+        let (pa, pb) = (self.pre[a], self.pre[b]);
+        pa != UNDEF && pb != UNDEF && pa <= pb && pb <= self.last[a]
+    }
+
+    /// Whether `def` is available at instruction `at` of local block `block`
+    /// (`at == None`: at the end of the block).
+    #[inline]
+    fn available(&self, def: DefSite, block: usize, at: Option<u32>) -> bool {
+        if def.block == VACANT {
+            return true; // a parameter
+        }
+        let def_local = self.local[def.block as usize] as usize;
+        if def_local == block {
+            return at.is_none_or(|i| def.inst < i);
+        }
+        self.dominates(def_local, block)
+    }
+
+    fn uses(&mut self, ctx: &mut Ctx<'_>, f: &Function<'_>) {
+        let m = ctx.m;
+        let n = f.blocks.len();
+        reset(&mut self.mark, n, UNDEF);
+        reset(&mut self.seen, n, UNDEF);
+        let mut phi_stamp = 0u32;
+        for (local, &block) in f.blocks.iter().enumerate() {
+            let reachable = self.pre[local] != UNDEF;
+            for k in self.pred_start[local]..self.pred_start[local + 1] {
+                let p = self.preds[k as usize];
+                self.mark[p as usize] = local as u32;
+            }
+            let pred_count = self.preds_of(local).len();
+            let mut past_phis = false;
+            for inst in m.block_insts(block) {
+                let data = *m.inst(inst);
+                if let InstData::Phi { inputs } = data {
+                    phi_stamp += 1;
+                    self.phi(ctx, f, (local, block), inst, m.list(inputs), past_phis, pred_count, phi_stamp);
+                    continue;
+                }
+                past_phis = true;
+                if !reachable {
+                    continue;
+                }
+                let at = Some(inst.as_u32());
+                let mut operands = std::mem::take(&mut self.operands);
+                operands.clear();
+                data.for_each_value(&m.pool, |v| operands.push(v));
+                if let InstData::ConstDecl { decl } = data {
+                    local_references(m.const_decl(decl).expr, &mut operands);
+                }
+                for &value in &operands {
+                    if let Some(def) = ctx.def_in(value, f.index) {
+                        if !self.available(def, local, at) {
+                            ctx.errors.push(VerifyError::NonDominatingValue {
+                                func: f.name.to_string(),
+                                value,
+                                block,
+                                inst,
+                            });
+                        }
+                    }
+                }
+                self.operands = operands;
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn phi(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        f: &Function<'_>,
+        (local, block): (usize, BlockId),
+        inst: InstId,
+        inputs: &[u32],
+        past_phis: bool,
+        pred_count: usize,
+        stamp: u32,
+    ) {
+        let m = ctx.m;
+        let Some(value) = m.inst_result(inst) else {
+            return;
+        };
+        let invalid =
+            |reason: &'static str| VerifyError::InvalidPhi { func: f.name.to_string(), block, value, reason, inst };
+        let phi_ty = m.value_type(value).unwrap_or(TypeId::VOID);
+        if !m.types.is_storable(phi_ty) {
+            ctx.errors.push(VerifyError::InvalidInstructionType {
+                func: f.name.to_string(),
+                operation: "phi",
+                ty: m.ty(phi_ty),
+                inst,
+            });
+            return;
+        }
+        let reason = if past_phis {
+            Some("phi must precede non-phi instructions")
+        } else if block == f.entry {
+            Some("function entry has no incoming SSA value")
+        } else if inputs.is_empty() {
+            Some("phi requires incoming values")
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            ctx.errors.push(invalid(reason));
+            return;
+        }
+        let mut matched = 0usize;
+        for pair in inputs.chunks_exact(2) {
+            let (v, pb) = (ValueId::from_u32(pair[0]), BlockId::from_u32(pair[1]));
+            let Some(p) = self.local_of(ctx, f, pb) else {
+                ctx.errors.push(invalid("phi names an unknown predecessor"));
+                return;
+            };
+            let p = p as usize;
+            if self.mark[p] != local as u32 {
+                ctx.errors.push(invalid("phi input is not a predecessor"));
+                return;
+            }
+            if self.seen[p] == stamp {
+                ctx.errors.push(invalid("duplicate phi predecessor"));
+                return;
+            }
+            self.seen[p] = stamp;
+            matched += 1;
+            if let Some(got) = m.value_type(v) {
+                if got != phi_ty {
+                    ctx.errors.push(VerifyError::OperandTypeMismatch {
+                        func: f.name.to_string(),
+                        value: v,
+                        expected: m.ty(phi_ty),
+                        got: m.ty(got),
+                        inst,
+                    });
+                }
+            }
+            // Used at the end of the predecessor; uses from unreachable blocks are exempt.
+            if self.pre[p] != UNDEF {
+                if let Some(def) = ctx.def_in(v, f.index) {
+                    if !self.available(def, p, None) {
+                        ctx.errors.push(VerifyError::NonDominatingValue {
+                            func: f.name.to_string(),
+                            value: v,
+                            block: pb,
+                            inst,
+                        });
+                    }
+                }
+            }
+        }
+        if matched < pred_count {
+            ctx.errors.push(invalid("phi is missing a predecessor"));
+        }
+    }
+}
+
+fn intersect(idom: &[u32], mut a: u32, mut b: u32) -> u32 {
+    while a != b {
+        while a > b {
+            a = idom[a as usize];
+        }
+        while b > a {
+            b = idom[b as usize];
+        }
+    }
+    a
+}
+
+fn reset(v: &mut Vec<u32>, len: usize, fill: u32) {
+    v.clear();
+    v.resize(len, fill);
+}
+
+/// Local references of a constant expression, walked iteratively.
+fn local_references(expr: &crate::const_expr::ConstExpr, out: &mut Vec<ValueId>) {
+    let mut stack = vec![expr];
+    while let Some(e) = stack.pop() {
+        match &e.kind {
+            ConstExprKind::Reference(ConstRef::Local(v)) => out.push(*v),
+            ConstExprKind::Binary { lhs, rhs, .. } | ConstExprKind::Compare { lhs, rhs, .. } => {
+                stack.push(rhs);
+                stack.push(lhs);
+            }
+            _ => {}
+        }
+    }
+}

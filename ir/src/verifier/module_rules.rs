@@ -1,0 +1,272 @@
+//! Module-level rules: forbidden `undef` and memory layouts (F4 pre-pass), the
+//! target, globals and their constant expressions, declarations and definitions
+//! (whale-upstream §d.1 items 1–6, §c.4).
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::{Ctx, VerifyError};
+use crate::build_error::CallError;
+use crate::const_expr::{evaluate, ConstEvalError, ConstRef, DEFAULT_CONST_EXPR_DEPTH};
+use crate::constant::ConstValue;
+use crate::entity::{EntityRef, GlobalId, TypeId};
+use crate::inst::InstData;
+use crate::layout::layout_of_id;
+use crate::module::Linkage;
+use crate::opcode::Opcode;
+use crate::signature::{is_well_formed_type, validate_signature};
+use crate::target::Target;
+use crate::types::TypeKey;
+
+/// `undef` is rejected, and every type a memory operation touches must have a layout.
+pub(super) fn forbidden_and_layout(ctx: &mut Ctx<'_>) {
+    let m = ctx.m;
+    // 0 = not yet computed, 1 = has a layout, 2 = has none.
+    let mut layout_known = vec![0u8; m.types.len()];
+    for f in m.functions() {
+        for &b in f.blocks {
+            if m.block_function(b) != Some(f.index) {
+                continue;
+            }
+            for inst in m.block_insts(b) {
+                let data = *m.inst(inst);
+                let (operation, ty) = match data {
+                    InstData::Nullary { op: Opcode::Undef } => {
+                        if let Some(value) = m.inst_result(inst) {
+                            ctx.errors.push(VerifyError::ForbiddenUndef { func: f.name.to_string(), value, inst });
+                        }
+                        continue;
+                    }
+                    InstData::Memory { op, ty, .. } => (op.mnemonic(), ty),
+                    InstData::Store { value, .. } => match m.value_type(value) {
+                        Some(t) => ("store", t),
+                        None => continue,
+                    },
+                    InstData::Gep { base, indices } if !m.list(indices).is_empty() => {
+                        match m.value_type(base).and_then(|t| m.types.pointee(t)) {
+                            Some(t) => ("gep", t),
+                            None => continue,
+                        }
+                    }
+                    _ => continue,
+                };
+                if ty == TypeId::VOID {
+                    // A void access is reported by the operand rules with its own message.
+                    continue;
+                }
+                let state = &mut layout_known[ty.index()];
+                if *state == 0 {
+                    *state =
+                        if layout_of_id(&m.types, ty, crate::layout::DEFAULT_LAYOUT_DEPTH).is_ok() { 1 } else { 2 };
+                }
+                if *state == 2 {
+                    if let Err(reason) = layout_of_id(&m.types, ty, crate::layout::DEFAULT_LAYOUT_DEPTH) {
+                        ctx.errors.push(VerifyError::InvalidMemoryLayout {
+                            func: f.name.to_string(),
+                            operation,
+                            reason,
+                            inst,
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The target must be known and the data layout its own.
+pub(super) fn target(ctx: &mut Ctx<'_>) {
+    let result = Target::lookup(&ctx.m.target).and_then(|t| t.validate_layout(ctx.m.data_layout));
+    if let Err(e) = result {
+        ctx.errors.push(VerifyError::Target(e));
+    }
+}
+
+/// Global names, initializers, alignments, then constant expressions in
+/// dependency order.
+pub(super) fn globals(ctx: &mut Ctx<'_>) {
+    let m = ctx.m;
+    let mut names = FxHashSet::default();
+    let mut by_id: FxHashMap<GlobalId, usize> = FxHashMap::default();
+    for (i, g) in m.globals().enumerate() {
+        if !names.insert(g.name) {
+            ctx.errors.push(VerifyError::DuplicateGlobal { name: g.name.to_string() });
+        }
+        by_id.entry(g.id).or_insert(i);
+        if !g.init.is_valid_for(g.ty) {
+            ctx.errors.push(VerifyError::InvalidGlobalInitializer {
+                name: g.name.to_string(),
+                ty: m.ty(g.ty),
+                payload: g.init,
+            });
+        }
+        if !g.align.is_power_of_two() {
+            ctx.errors.push(VerifyError::InvalidGlobalAlignment { name: g.name.to_string(), align: g.align });
+        }
+    }
+    let globals: Vec<_> = m.globals().collect();
+    // 0 = unvisited, 1 = being evaluated, 2 = done.
+    let mut state = vec![0u8; globals.len()];
+    let mut values: Vec<Option<ConstValue>> = vec![None; globals.len()];
+    for i in 0..globals.len() {
+        let result = eval_global(m, &globals, &by_id, &mut state, &mut values, i, DEFAULT_CONST_EXPR_DEPTH);
+        let g = &globals[i];
+        let reason = match result {
+            Err(reason) => Some(reason),
+            Ok(value) if value != g.init => Some(ConstEvalError::ResultMismatch { evaluated: value, recorded: g.init }),
+            Ok(_) => {
+                let ty = m.ty(g.ty);
+                (g.init_expr.ty != ty)
+                    .then(|| ConstEvalError::TypeMismatch { expected: ty, found: g.init_expr.ty.clone() })
+            }
+        };
+        if let Some(reason) = reason {
+            ctx.errors.push(VerifyError::InvalidConstExpression {
+                scope: "module".to_string(),
+                declaration: g.name.to_string(),
+                reason,
+            });
+        }
+    }
+}
+
+fn eval_global(
+    m: &crate::Module,
+    globals: &[crate::Global<'_>],
+    by_id: &FxHashMap<GlobalId, usize>,
+    state: &mut [u8],
+    values: &mut [Option<ConstValue>],
+    i: usize,
+    depth: usize,
+) -> Result<ConstValue, ConstEvalError> {
+    if let Some(v) = values[i] {
+        return Ok(v);
+    }
+    if state[i] == 1 {
+        return Err(ConstEvalError::CyclicReference(format!("@{}", globals[i].name)));
+    }
+    state[i] = 1;
+    let expr = globals[i].init_expr;
+    let result = evaluate(expr, depth, &mut |r| match r {
+        ConstRef::Global(id) => {
+            let j = *by_id.get(&id).ok_or_else(|| ConstEvalError::UnknownReference(id.to_string()))?;
+            // The referenced global's recorded value is what a reference reads;
+            // its own expression is checked on its own turn.
+            eval_global(m, globals, by_id, state, values, j, depth.saturating_sub(1))
+                .map(|_| (m.ty(globals[j].ty), globals[j].init))
+        }
+        ConstRef::Local(v) => Err(ConstEvalError::UnknownReference(v.to_string())),
+    });
+    state[i] = 2;
+    if let Ok(v) = result {
+        values[i] = Some(v);
+    }
+    result
+}
+
+/// Declarations and definitions (whale-upstream §c.4) and well-formed types.
+pub(super) fn declarations(ctx: &mut Ctx<'_>) {
+    let m = ctx.m;
+    let mut body_names = FxHashSet::default();
+    for f in m.functions() {
+        if !body_names.insert(f.name) {
+            ctx.errors.push(VerifyError::DuplicateFunction { name: f.name.to_string() });
+        }
+    }
+    let call = |func: &str, reason: CallError| VerifyError::Call { func: func.to_string(), reason, inst: None };
+    let mut decl_names = FxHashSet::default();
+    let mut decl_ids = FxHashSet::default();
+    let mut link_names = FxHashSet::default();
+    for d in m.declarations() {
+        if !decl_names.insert(d.name) || !decl_ids.insert(d.id) {
+            ctx.errors.push(call(d.name, CallError::ConflictingDeclaration(d.name.to_string())));
+        }
+        let link_ok = match (d.linkage, d.link_name) {
+            (Linkage::Internal, None) => true,
+            (Linkage::External, Some(l)) => !l.is_empty() && !l.contains('\0'),
+            _ => false,
+        };
+        if !link_ok {
+            ctx.errors.push(call(d.name, CallError::InvalidLinkName(d.name.to_string())));
+        }
+        if let Some(l) = d.link_name {
+            if !link_names.insert(l) {
+                ctx.errors.push(call(d.name, CallError::LinkNameCollision(l.to_string())));
+            }
+        }
+        if let Err(reason) = validate_signature(&m.types, d.sig) {
+            ctx.errors.push(call(d.name, reason));
+        }
+    }
+    let mut defined = FxHashSet::default();
+    for f in m.functions() {
+        let Some(d) = m.declaration(f.id) else {
+            ctx.errors.push(call(f.name, CallError::UnknownFunction(f.id)));
+            continue;
+        };
+        if !defined.insert(f.id) {
+            ctx.errors.push(call(f.name, CallError::DuplicateDefinition(f.id)));
+        }
+        let sig = m.types.sig(d.sig);
+        let params_match = sig.params.len() == f.params.len()
+            && sig.params.iter().zip(f.params).all(|(&t, p)| m.value_type(p.value) == Some(t));
+        if d.name != f.name || !params_match || sig.ret != f.ret {
+            ctx.errors.push(call(f.name, CallError::DefinitionMismatch(f.id)));
+        }
+        for (param, p) in f.params.iter().enumerate() {
+            if m.value_type(p.value) == Some(TypeId::VOID) {
+                ctx.errors.push(VerifyError::VoidParameter { func: f.name.to_string(), param });
+            }
+        }
+    }
+    for d in m.declarations() {
+        if d.linkage == Linkage::Internal && !defined.contains(&d.id) {
+            ctx.errors.push(call(d.name, CallError::MissingDefinition(d.id)));
+        }
+    }
+    malformed_value_types(ctx);
+}
+
+/// Every type carried by a value must be well formed, even when unused
+/// (malformed `fnptr` signatures hide there).
+fn malformed_value_types(ctx: &mut Ctx<'_>) {
+    let m = ctx.m;
+    let mut checked = vec![false; m.types.len()];
+    for f in m.functions() {
+        let values = f.params.iter().map(|p| p.value).chain(
+            f.blocks
+                .iter()
+                .filter(|&&b| m.block_function(b) == Some(f.index))
+                .flat_map(|&b| m.block_insts(b))
+                .filter_map(|i| m.inst_result(i)),
+        );
+        for v in values {
+            let Some(ty) = m.value_type(v) else { continue };
+            if ty.is_scalar() || std::mem::replace(&mut checked[ty.index()], true) {
+                continue;
+            }
+            if contains_fn_ptr(m, ty) && !is_well_formed_type(&m.types, ty) {
+                let reason =
+                    CallError::InvalidSignature(format!("malformed function pointer type {}", m.type_name(ty)));
+                ctx.errors.push(VerifyError::Call { func: f.name.to_string(), reason, inst: None });
+            }
+        }
+    }
+}
+
+fn contains_fn_ptr(m: &crate::Module, ty: TypeId) -> bool {
+    let mut stack = vec![ty];
+    let mut steps = 0usize;
+    while let Some(t) = stack.pop() {
+        steps += 1;
+        if steps > 100_000 {
+            return true;
+        }
+        match m.types.key(t) {
+            TypeKey::FnPtr(_) => return true,
+            TypeKey::Ptr(p) | TypeKey::Array(p, _) => stack.push(*p),
+            TypeKey::Struct(f) | TypeKey::Tuple(f) => stack.extend(f.iter().copied()),
+            _ => {}
+        }
+    }
+    false
+}

@@ -1,0 +1,438 @@
+//! Operand and result typing of every instruction (whale-upstream §b.1, §b.2,
+//! §b.4 GEP, §b.5 calls, §b.7 the F3 cast table and checked arithmetic), in
+//! block order, operand rules before call rules (F2 order).
+
+use super::{Ctx, VerifyError};
+use crate::build_error::CallError;
+use crate::entity::{EntityRef, InstId, SigId, TypeId, ValueId};
+use crate::inst::InstData;
+use crate::module::Function;
+use crate::opcode::{CmpOp, FCmpPred, ICmpPred, Opcode};
+use crate::signature::validate_signature;
+use crate::types::TypeKey;
+
+pub(super) fn check(ctx: &mut Ctx<'_>, f: &Function<'_>) {
+    let m = ctx.m;
+    for &block in f.blocks {
+        for inst in m.block_insts(block) {
+            let data = *m.inst(inst);
+            let mut c = InstCheck { ctx, f, inst, result: m.inst_result(inst) };
+            c.operands(&data);
+            c.calls(&data);
+        }
+    }
+}
+
+struct InstCheck<'c, 'm, 'f> {
+    ctx: &'c mut Ctx<'m>,
+    f: &'c Function<'f>,
+    inst: InstId,
+    result: Option<ValueId>,
+}
+
+impl InstCheck<'_, '_, '_> {
+    fn func(&self) -> String {
+        self.f.name.to_string()
+    }
+
+    fn ty_of(&self, v: ValueId) -> TypeId {
+        self.ctx.m.value_type(v).unwrap_or(TypeId::VOID)
+    }
+
+    fn result_ty(&self) -> TypeId {
+        self.result.map_or(TypeId::VOID, |v| self.ty_of(v))
+    }
+
+    fn invalid_type(&mut self, operation: &'static str, ty: TypeId) {
+        let e =
+            VerifyError::InvalidInstructionType { func: self.func(), operation, ty: self.ctx.ty(ty), inst: self.inst };
+        self.ctx.errors.push(e);
+    }
+
+    /// `value` must have type `expected`.
+    fn expect(&mut self, value: ValueId, expected: TypeId) -> bool {
+        let got = self.ty_of(value);
+        if got == expected {
+            return true;
+        }
+        let e = VerifyError::OperandTypeMismatch {
+            func: self.func(),
+            value,
+            expected: self.ctx.ty(expected),
+            got: self.ctx.ty(got),
+            inst: self.inst,
+        };
+        self.ctx.errors.push(e);
+        false
+    }
+
+    /// The result must have the type its instruction implies.
+    fn expect_result(&mut self, implied: TypeId) {
+        let Some(value) = self.result else { return };
+        let got = self.ty_of(value);
+        if got != implied {
+            let e = VerifyError::ValueTypeMismatch {
+                func: self.func(),
+                value,
+                expected: self.ctx.ty(implied),
+                got: self.ctx.ty(got),
+                inst: self.inst,
+            };
+            self.ctx.errors.push(e);
+        }
+    }
+
+    fn alignment(&mut self, align: u32) {
+        if !align.is_power_of_two() {
+            self.ctx.errors.push(VerifyError::InvalidMemoryAlignment { func: self.func(), align, inst: self.inst });
+        }
+    }
+
+    fn storable(&self, ty: TypeId) -> bool {
+        self.ctx.m.types.is_storable(ty)
+    }
+
+    fn ptr_to(&mut self, pointee: TypeId) -> TypeId {
+        // Pointer types the module never interned cannot match any operand.
+        self.ctx.m.types.lookup(&TypeKey::Ptr(pointee)).unwrap_or(TypeId::VOID)
+    }
+
+    fn operands(&mut self, data: &InstData) {
+        let m = self.ctx.m;
+        match *data {
+            InstData::Unary { op, arg } => {
+                let ty = self.result_ty();
+                let ok = match op {
+                    Opcode::Mov => self.storable(ty),
+                    _ => ty.is_int(),
+                };
+                if !ok {
+                    self.invalid_type(if op == Opcode::Mov { "mov" } else { "not" }, ty);
+                    return;
+                }
+                self.expect(arg, ty);
+            }
+            InstData::Binary { op, args } if op.is_checked() => {
+                let tuple = self.result_ty();
+                let operand = match m.types.get(tuple) {
+                    Some(TypeKey::Tuple(fields)) if fields.len() == 2 && fields[1] == TypeId::BOOL => fields[0],
+                    _ => {
+                        self.invalid_type("checked arithmetic", tuple);
+                        return;
+                    }
+                };
+                let signed = matches!(op, Opcode::SaddChk | Opcode::SsubChk | Opcode::SmulChk);
+                if !(if signed { operand.is_signed_int() } else { operand.is_unsigned_int() }) {
+                    self.invalid_type("checked arithmetic", operand);
+                    return;
+                }
+                self.expect(args[0], operand);
+                self.expect(args[1], operand);
+            }
+            InstData::Binary { op, args } => {
+                let ty = self.result_ty();
+                let ok = match op {
+                    Opcode::Sdiv | Opcode::Srem => ty.is_signed_int(),
+                    Opcode::Udiv | Opcode::Urem => ty.is_unsigned_int(),
+                    Opcode::Fadd | Opcode::Fsub | Opcode::Fmul | Opcode::Fdiv | Opcode::Frem => ty.is_float(),
+                    _ => ty.is_int(),
+                };
+                if !ok {
+                    self.invalid_type("binary operation", ty);
+                    return;
+                }
+                self.expect(args[0], ty);
+                self.expect(args[1], ty);
+            }
+            InstData::Compare { op, pred, args } => {
+                self.expect_result(TypeId::BOOL);
+                let ty = self.ty_of(args[0]);
+                if !self.expect(args[1], ty) {
+                    return;
+                }
+                let is_eq_type = ty.is_int() || ty == TypeId::BOOL || m.types.is_ptr(ty);
+                let (ok, operation) = match op {
+                    Opcode::Cmp => (
+                        match CmpOp::from_code(pred) {
+                            Some(CmpOp::Eq | CmpOp::Ne) => is_eq_type,
+                            Some(CmpOp::Slt | CmpOp::Sle | CmpOp::Sgt | CmpOp::Sge) => ty.is_signed_int(),
+                            Some(CmpOp::Ult | CmpOp::Ule | CmpOp::Ugt | CmpOp::Uge) => ty.is_unsigned_int(),
+                            Some(_) => ty.is_float(),
+                            None => false,
+                        },
+                        "comparison",
+                    ),
+                    Opcode::Icmp => (
+                        match ICmpPred::from_code(pred) {
+                            Some(ICmpPred::Eq | ICmpPred::Ne) => is_eq_type,
+                            Some(ICmpPred::Slt | ICmpPred::Sle | ICmpPred::Sgt | ICmpPred::Sge) => ty.is_signed_int(),
+                            Some(_) => ty.is_unsigned_int(),
+                            None => false,
+                        },
+                        "integer comparison",
+                    ),
+                    _ => (FCmpPred::from_code(pred).is_some() && ty.is_float(), "floating comparison"),
+                };
+                if !ok {
+                    self.invalid_type(operation, ty);
+                }
+            }
+            InstData::Select { arms, .. } => {
+                let ty = self.result_ty();
+                if !self.storable(ty) {
+                    self.invalid_type("select", ty);
+                    return;
+                }
+                self.expect(arms[0], ty);
+                self.expect(arms[1], ty);
+            }
+            InstData::Cast { op, arg } => self.cast(op, arg),
+            InstData::Extract { agg, index } => {
+                let ty = self.ty_of(agg);
+                let field = match m.types.get(ty) {
+                    Some(TypeKey::Tuple(fields)) => fields.get(index as usize).copied(),
+                    _ => None,
+                };
+                if field != Some(self.result_ty()) {
+                    self.invalid_type("extract", ty);
+                }
+            }
+            InstData::Memory { op, align, ty, ptr } => {
+                self.alignment(align);
+                let operation = op.mnemonic();
+                if !self.storable(ty) {
+                    self.invalid_type(operation, ty);
+                    return;
+                }
+                let ptr_ty = self.ptr_to(ty);
+                match op {
+                    Opcode::Alloca => self.expect_result(ptr_ty),
+                    Opcode::Load => {
+                        self.expect_result(ty);
+                        if let Some(p) = ptr.expand() {
+                            self.expect(p, ptr_ty);
+                        }
+                    }
+                    _ => {
+                        if let Some(p) = ptr.expand() {
+                            self.expect(p, ptr_ty);
+                        }
+                    }
+                }
+            }
+            InstData::Store { align, value, ptr } => {
+                self.alignment(align);
+                let ty = self.ty_of(value);
+                if !self.storable(ty) {
+                    self.invalid_type("store", ty);
+                    return;
+                }
+                let ptr_ty = self.ptr_to(ty);
+                self.expect(ptr, ptr_ty);
+            }
+            InstData::Bulk { op, align, args } => {
+                self.alignment(align);
+                let byte_ptr = self.ptr_to(TypeId::U8);
+                let list = m.list(args);
+                let expected = if op == Opcode::Memcpy {
+                    [byte_ptr, byte_ptr, TypeId::U64]
+                } else {
+                    [byte_ptr, TypeId::U8, TypeId::U64]
+                };
+                for (&v, ty) in list.iter().zip(expected) {
+                    self.expect(ValueId::from_u32(v), ty);
+                }
+            }
+            InstData::Gep { base, indices } => self.gep(base, m.list(indices)),
+            _ => {}
+        }
+    }
+
+    fn cast(&mut self, op: Opcode, arg: ValueId) {
+        let m = self.ctx.m;
+        let (source, destination) = (self.ty_of(arg), self.result_ty());
+        let is_fn = |t: TypeId| m.types.fn_ptr_sig(t).is_some();
+        if is_fn(source) || is_fn(destination) {
+            let reason = CallError::ForbiddenFunctionPointerCast;
+            self.ctx.errors.push(VerifyError::Call { func: self.func(), reason, inst: Some(self.inst) });
+            return;
+        }
+        let bits = |t: TypeId| t.scalar_bits().unwrap_or(0);
+        let (s, d) = (source, destination);
+        let ok = match op {
+            Opcode::Zext => {
+                (s.is_int() && d.is_int() && bits(d) > bits(s)) || (s == TypeId::BOOL && d.is_int() && d != TypeId::I1)
+            }
+            Opcode::Sext => s.is_int() && d.is_int() && bits(d) > bits(s),
+            Opcode::Trunc => s.is_int() && d.is_int() && bits(d) < bits(s),
+            Opcode::Fext => s.is_float() && d.is_float() && bits(d) > bits(s),
+            Opcode::Ftrunc => s.is_float() && d.is_float() && bits(d) < bits(s),
+            Opcode::ItofS => s.is_signed_int() && d.is_float(),
+            Opcode::ItofU => s.is_unsigned_int() && d.is_float(),
+            Opcode::FtoiS => s.is_float() && d.is_signed_int(),
+            Opcode::FtoiU => s.is_float() && d.is_unsigned_int(),
+            Opcode::Bitcast => {
+                let numeric = |t: TypeId| t.is_int() || t.is_float();
+                (numeric(s) && numeric(d) && bits(s) == bits(d)) || (m.types.is_ptr(s) && m.types.is_ptr(d))
+            }
+            Opcode::Ptrtoint => m.types.is_ptr(s) && d.is_int(),
+            Opcode::Inttoptr => s.is_int() && m.types.is_ptr(d),
+            _ => false,
+        };
+        if !ok {
+            let e = VerifyError::InvalidCast {
+                func: self.func(),
+                value: super::result_or(m, self.inst, arg),
+                op,
+                from: m.ty(s),
+                to: m.ty(d),
+                inst: self.inst,
+            };
+            self.ctx.errors.push(e);
+        }
+    }
+
+    fn gep(&mut self, base: ValueId, indices: &[u32]) {
+        let m = self.ctx.m;
+        let value = super::result_or(m, self.inst, base);
+        let fail = |this: &mut Self, index: Option<usize>, reason: &'static str| {
+            let e = VerifyError::InvalidGep { func: this.func(), value, index, reason, inst: this.inst };
+            this.ctx.errors.push(e);
+        };
+        let Some(mut selected) = m.types.pointee(self.ty_of(base)) else {
+            return fail(self, None, "base must be a pointer");
+        };
+        if !indices.is_empty() && !self.storable(selected) {
+            return fail(self, None, "element addressing requires a concrete stored type");
+        }
+        for (position, &raw) in indices.iter().enumerate() {
+            let index = ValueId::from_u32(raw);
+            if !self.ty_of(index).is_int() {
+                return fail(self, Some(position), "index must be an integer");
+            }
+            if position == 0 {
+                continue;
+            }
+            selected = match m.types.key(selected) {
+                TypeKey::Array(elem, _) => *elem,
+                TypeKey::Struct(fields) | TypeKey::Tuple(fields) => {
+                    let Some(field) = self.constant_index(index) else {
+                        return fail(self, Some(position), "field index must be a nonnegative integer constant");
+                    };
+                    match usize::try_from(field).ok().and_then(|i| fields.get(i)) {
+                        Some(&t) => t,
+                        None => return fail(self, Some(position), "field index is outside the aggregate type"),
+                    }
+                }
+                _ => {
+                    return fail(
+                        self,
+                        Some(position),
+                        "further indices require an array, struct, or tuple; GEP does not load pointers",
+                    )
+                }
+            };
+        }
+        let expected = self.ptr_to(selected);
+        if self.result_ty() != expected || expected == TypeId::VOID {
+            let got = self.result_ty();
+            let e = VerifyError::OperandTypeMismatch {
+                func: self.func(),
+                value,
+                expected: crate::types::Type::ptr(m.ty(selected)),
+                got: m.ty(got),
+                inst: self.inst,
+            };
+            self.ctx.errors.push(e);
+        }
+    }
+
+    /// The non-negative payload of a `const`/`const_decl` of this function.
+    fn constant_index(&self, v: ValueId) -> Option<u128> {
+        let m = self.ctx.m;
+        let def = self.ctx.def_in(v, self.f.index)?;
+        if def.inst == crate::module::VACANT {
+            return None;
+        }
+        let data = m.inst(InstId::new(def.inst as usize));
+        let payload = match *data {
+            InstData::ConstDecl { decl } => Some(m.const_decl(decl).value),
+            _ => m.const_payload(data),
+        }?;
+        match payload {
+            crate::ConstValue::I(x) => u128::try_from(x).ok(),
+            crate::ConstValue::U(x) => Some(x),
+            _ => None,
+        }
+    }
+
+    fn call_error(&mut self, reason: CallError) {
+        self.ctx.errors.push(VerifyError::Call { func: self.func(), reason, inst: Some(self.inst) });
+    }
+
+    fn calls(&mut self, data: &InstData) {
+        let m = self.ctx.m;
+        match *data {
+            InstData::FuncRef { op: Opcode::NullFunction, .. } => match m.types.fn_ptr_sig(self.result_ty()) {
+                Some(sig) => {
+                    if let Err(e) = validate_signature(&m.types, sig) {
+                        self.call_error(e);
+                    }
+                }
+                None => self.invalid_type("null_function", self.result_ty()),
+            },
+            InstData::FuncRef { func, .. } => {
+                let Some(id) = func.expand() else { return };
+                match m.declaration(id) {
+                    None => self.call_error(CallError::UnknownFunction(id)),
+                    Some(d) => {
+                        if m.types.fn_ptr_sig(self.result_ty()) != Some(d.sig) {
+                            self.call_error(CallError::AddressTypeMismatch);
+                        }
+                    }
+                }
+            }
+            InstData::Call { callee, args } => {
+                let Some(d) = m.declaration(callee) else {
+                    return self.call_error(CallError::UnknownFunction(callee));
+                };
+                self.call_signature(d.sig, m.list(args));
+            }
+            InstData::CallIndirect { callee, args } => {
+                let Some(sig) = m.types.fn_ptr_sig(self.ty_of(callee)) else {
+                    return self.call_error(CallError::NotFunctionPointer(callee));
+                };
+                self.call_signature(sig, m.list(args));
+            }
+            _ => {}
+        }
+    }
+
+    fn call_signature(&mut self, sig: SigId, args: &[u32]) {
+        let m = self.ctx.m;
+        if let Err(e) = validate_signature(&m.types, sig) {
+            return self.call_error(e);
+        }
+        let key = m.types.sig(sig);
+        match self.result {
+            Some(_) if key.ret == TypeId::VOID => return self.call_error(CallError::ResultPresence),
+            None if key.ret != TypeId::VOID => return self.call_error(CallError::ResultPresence),
+            Some(v) => {
+                let got = self.ty_of(v);
+                if got != key.ret {
+                    return self.call_error(CallError::ReturnType { expected: m.ty(key.ret), got: m.ty(got) });
+                }
+            }
+            None => {}
+        }
+        if key.params.len() != args.len() {
+            return self.call_error(CallError::ArgumentCount { expected: key.params.len(), got: args.len() });
+        }
+        for (index, (&param, &arg)) in key.params.iter().zip(args).enumerate() {
+            let got = self.ty_of(ValueId::from_u32(arg));
+            if got != param {
+                return self.call_error(CallError::ArgumentType { index, expected: m.ty(param), got: m.ty(got) });
+            }
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! Per-function structure (whale-upstream §d.1 items 7–8): the entry block, one
+//! terminator at the end of every block, branch targets inside the function,
+//! operands defined in the function, `const` payloads, conditions, switches and
+//! returns.
+
+use rustc_hash::FxHashSet;
+
+use super::{Ctx, VerifyError};
+use crate::entity::{BlockId, ConstId, EntityRef, TypeId, ValueId};
+use crate::inst::InstData;
+use crate::module::Function;
+
+/// Returns whether the function is sound enough for the later passes (blocks,
+/// targets and operands all resolve inside it).
+pub(super) fn check(ctx: &mut Ctx<'_>, f: &Function<'_>) -> bool {
+    let m = ctx.m;
+    let func = || f.name.to_string();
+    let mut sound = true;
+    if !f.blocks.contains(&f.entry) {
+        ctx.errors.push(VerifyError::InvalidEntryBlock { func: func(), entry: f.entry });
+        sound = false;
+    }
+    for &block in f.blocks {
+        if m.block_function(block) != Some(f.index) {
+            ctx.errors.push(VerifyError::ForeignBlock { func: func(), block });
+            sound = false;
+        }
+    }
+    if !sound {
+        return false;
+    }
+    let own_block = |b: BlockId| m.block_function(b) == Some(f.index);
+    for &block in f.blocks {
+        let insts = m.block_insts(block);
+        let count = insts.len();
+        let mut terminated = false;
+        for (position, inst) in insts.enumerate() {
+            let data = *m.inst(inst);
+            if data.is_terminator() {
+                terminated = true;
+                if position + 1 != count {
+                    ctx.errors.push(VerifyError::MisplacedTerminator { func: func(), block, inst });
+                    sound = false;
+                }
+            }
+            data.for_each_successor(&m.pool, |target| {
+                if !own_block(target) {
+                    ctx.errors.push(VerifyError::InvalidBranchTarget { func: func(), block, target, inst });
+                    sound = false;
+                }
+            });
+            data.for_each_value(&m.pool, |value| {
+                if ctx.def_in(value, f.index).is_none() {
+                    ctx.errors.push(VerifyError::UseOfUndefinedValue { func: func(), value, inst });
+                    sound = false;
+                }
+            });
+            values_and_terminators(ctx, f, block, inst, &data);
+        }
+        if !terminated {
+            let name = m.block_name(block).to_string();
+            ctx.errors.push(VerifyError::UnterminatedBlock { func: func(), block, name });
+            sound = false;
+        }
+    }
+    sound
+}
+
+fn values_and_terminators(
+    ctx: &mut Ctx<'_>,
+    f: &Function<'_>,
+    block: BlockId,
+    inst: crate::entity::InstId,
+    data: &InstData,
+) {
+    let m = ctx.m;
+    let func = || f.name.to_string();
+    let cond = |ctx: &mut Ctx<'_>, value: ValueId| {
+        if let Some(ty) = m.value_type(value) {
+            if ty != TypeId::BOOL {
+                ctx.errors.push(VerifyError::ConditionTypeMismatch { func: func(), value, got: m.ty(ty), inst });
+            }
+        }
+    };
+    match *data {
+        InstData::Const { .. } | InstData::ConstWide { .. } => {
+            let (Some(value), Some(payload)) = (m.inst_result(inst), m.const_payload(data)) else {
+                return;
+            };
+            let Some(ty) = m.value_type(value) else {
+                return;
+            };
+            if !payload.is_valid_for(ty) {
+                ctx.errors.push(VerifyError::InvalidConstant { func: func(), value, ty: m.ty(ty), payload, inst });
+            }
+        }
+        InstData::Select { cond: c, .. } | InstData::TrapIf { cond: c, .. } | InstData::Cbr { cond: c, .. } => {
+            cond(ctx, c)
+        }
+        InstData::Switch { arg, cases, .. } => {
+            let Some(ty) = m.value_type(arg) else { return };
+            if !(ty.is_int() || ty == TypeId::BOOL) {
+                ctx.errors.push(VerifyError::InvalidInstructionType {
+                    func: func(),
+                    operation: "switch",
+                    ty: m.ty(ty),
+                    inst,
+                });
+                return;
+            }
+            let mut seen = FxHashSet::default();
+            for (index, pair) in m.list(cases).chunks_exact(2).enumerate() {
+                let key = m.constant(ConstId::new(pair[0] as usize));
+                if !key.is_valid_for(ty) {
+                    ctx.errors.push(VerifyError::InvalidSwitchCase { func: func(), block, index, inst });
+                } else if !seen.insert(key.bit_pattern()) {
+                    ctx.errors.push(VerifyError::DuplicateSwitchCase { func: func(), block, index, inst });
+                }
+            }
+        }
+        InstData::Ret { arg } => {
+            let got = arg.expand().map(|v| m.value_type(v));
+            let ok = match got {
+                None => f.ret == TypeId::VOID,
+                Some(ty) => f.ret != TypeId::VOID && ty == Some(f.ret),
+            };
+            if !ok {
+                let got = got.flatten().map(|t| m.ty(t));
+                ctx.errors.push(VerifyError::RetTypeMismatch { func: func(), expected: m.ty(f.ret), got, inst });
+            }
+        }
+        _ => {}
+    }
+}
