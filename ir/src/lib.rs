@@ -100,6 +100,8 @@ mod constant;
 pub mod entity;
 mod inst;
 pub mod layout;
+#[cfg(feature = "socket")]
+pub mod lower_ast;
 mod module;
 pub mod opcode;
 mod printer;

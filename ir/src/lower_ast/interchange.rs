@@ -1,0 +1,337 @@
+//! The AST format-2 JSON envelope: strict decoding and canonical encoding
+//! (whale-upstream §f.1; docs/interchange.md).
+//!
+//! Decoding runs in two passes over the text, both with serde_json:
+//!
+//! 1. A raw pass walks every value with a visitor that keeps the (unescaped)
+//!    keys of each object and rejects a repeated one, so `"glob\u0061ls"`
+//!    duplicates `"globals"`. serde_json's derives would silently keep the last
+//!    duplicate, and a generic map would lose the evidence. This pass also finds
+//!    every syntax error, trailing content after the value, and nesting beyond
+//!    serde_json's recursion limit of 128 (it recurses once per level, so the
+//!    stack stays bounded).
+//! 2. The typed pass deserializes the envelope into [`Program`] with derived,
+//!    `deny_unknown_fields` types: missing, unknown and mistyped fields are
+//!    schema errors. Only then are the versions and features checked, so a
+//!    format-1 payload that parses reports its version.
+//!
+//! Every duplicate key in the input is therefore reported before any schema
+//! problem, as upstream does. Positions are serde_json's line and column (both
+//! 1-based).
+
+use std::cell::RefCell;
+use std::fmt;
+
+use rustc_hash::FxHashSet;
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+
+use super::frontend::Program;
+use super::AST_FORMAT_VERSION;
+
+/// The default input size limit of [`decode`]: 8 MiB.
+pub const DEFAULT_MAX_INPUT_BYTES: usize = 8 * 1024 * 1024;
+
+/// The only semantics version of format 2.
+const SEMANTICS_VERSION: u64 = 1;
+
+/// Why an AST JSON text was rejected. Variants that come from the JSON reader
+/// carry serde_json's 1-based `line` and `column`.
+#[derive(Clone, PartialEq, Eq, Debug)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// The input is longer than the limit (a text exactly at the limit is accepted).
+    InputTooLarge {
+        /// Input length in bytes.
+        len: usize,
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// Not JSON: a syntax error, trailing content, or nesting beyond the limit.
+    Syntax {
+        /// serde_json's description, without the position.
+        message: String,
+        /// Line of the error.
+        line: usize,
+        /// Column of the error.
+        column: usize,
+    },
+    /// An object repeats a key (compared after unescaping).
+    DuplicateKey {
+        /// The repeated key, unescaped.
+        key: String,
+        /// Line just after the repeated key.
+        line: usize,
+        /// Column just after the repeated key.
+        column: usize,
+    },
+    /// The JSON does not have the shape of the envelope or of a node kind.
+    Schema {
+        /// serde_json's description, without the position.
+        detail: String,
+        /// Line of the error.
+        line: usize,
+        /// Column of the error.
+        column: usize,
+    },
+    /// `format_version` is not 2.
+    FormatVersion(u64),
+    /// `semantics_version` is not 1.
+    SemanticsVersion(u64),
+    /// `features` is not empty.
+    Features(Vec<String>),
+}
+
+impl DecodeError {
+    /// The 1-based line and column of the error, when it has a position.
+    pub fn line_column(&self) -> Option<(usize, usize)> {
+        match *self {
+            DecodeError::Syntax { line, column, .. }
+            | DecodeError::DuplicateKey { line, column, .. }
+            | DecodeError::Schema { line, column, .. }
+                if line > 0 =>
+            {
+                Some((line, column))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = |f: &mut fmt::Formatter<'_>| match self.line_column() {
+            Some((line, column)) => write!(f, " at line {line} column {column}"),
+            None => Ok(()),
+        };
+        match self {
+            DecodeError::InputTooLarge { .. } => f.write_str("AST JSON exceeds input byte limit"),
+            DecodeError::Syntax { message, .. } => {
+                f.write_str(message)?;
+                at(f)
+            }
+            DecodeError::DuplicateKey { key, .. } => {
+                write!(f, "duplicate JSON key {key:?}")?;
+                at(f)
+            }
+            DecodeError::Schema { detail, .. } => {
+                write!(f, "AST envelope/schema error: {detail}")?;
+                at(f)?;
+                f.write_str("; expected format_version 2, semantics_version 1, features [], program")
+            }
+            DecodeError::FormatVersion(v) => {
+                write!(f, "unsupported AST format_version {v}; expected {AST_FORMAT_VERSION}")
+            }
+            DecodeError::SemanticsVersion(v) => {
+                write!(f, "unsupported semantics_version {v}; expected {SEMANTICS_VERSION}")
+            }
+            DecodeError::Features(features) => {
+                write!(f, "unsupported AST features: {features:?}; supported feature list is empty")
+            }
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// Decodes an AST format-2 envelope of at most [`DEFAULT_MAX_INPUT_BYTES`].
+///
+/// ```
+/// use ir::lower_ast::interchange::decode;
+/// let json = r#"{"format_version": 2, "semantics_version": 1, "features": [],
+///   "program": {"declarations": [], "globals": [], "functions": []}}"#;
+/// assert!(decode(json).unwrap().functions.is_empty());
+/// let bad = json.replace("\"format_version\": 2", "\"format_version\": 99");
+/// assert_eq!(decode(&bad).unwrap_err().to_string(), "unsupported AST format_version 99; expected 2");
+/// ```
+pub fn decode(src: &str) -> Result<Program, DecodeError> {
+    decode_with_limit(src, DEFAULT_MAX_INPUT_BYTES)
+}
+
+/// Decodes an AST format-2 envelope of at most `max_input_bytes` bytes.
+pub fn decode_with_limit(src: &str, max_input_bytes: usize) -> Result<Program, DecodeError> {
+    if src.len() > max_input_bytes {
+        return Err(DecodeError::InputTooLarge { len: src.len(), limit: max_input_bytes });
+    }
+    check_raw(src)?;
+    let envelope: Envelope = serde_json::from_str(src).map_err(|e| {
+        let (detail, line, column) = split_position(&e);
+        DecodeError::Schema { detail, line, column }
+    })?;
+    if envelope.format_version != u64::from(AST_FORMAT_VERSION) {
+        return Err(DecodeError::FormatVersion(envelope.format_version));
+    }
+    if envelope.semantics_version != SEMANTICS_VERSION {
+        return Err(DecodeError::SemanticsVersion(envelope.semantics_version));
+    }
+    if !envelope.features.is_empty() {
+        return Err(DecodeError::Features(envelope.features));
+    }
+    Ok(envelope.program)
+}
+
+/// Encodes `program` in its envelope: pretty-printed with a 2-space indent, keys
+/// in the order of the node types (envelope: `format_version`,
+/// `semantics_version`, `features`, `program`), unit variants as plain strings
+/// and absent options as `null`, with no trailing newline.
+/// `decode(&encode(p)) == Ok(p)`.
+pub fn encode(program: &Program) -> String {
+    let envelope = EnvelopeRef {
+        format_version: AST_FORMAT_VERSION,
+        semantics_version: SEMANTICS_VERSION,
+        features: [],
+        program,
+    };
+    match serde_json::to_string_pretty(&envelope) {
+        Ok(text) => text,
+        // Strings, booleans, integers and derived structs and enums always
+        // serialize; serde_json only fails on non-string map keys or I/O.
+        Err(e) => unreachable!("AST values always serialize: {e}"),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Envelope {
+    format_version: u64,
+    semantics_version: u64,
+    features: Vec<String>,
+    program: Program,
+}
+
+#[derive(Serialize)]
+struct EnvelopeRef<'a> {
+    format_version: u32,
+    semantics_version: u64,
+    features: [String; 0],
+    program: &'a Program,
+}
+
+/// serde_json's message without its ` at line L column C` suffix, and the position.
+fn split_position(e: &serde_json::Error) -> (String, usize, usize) {
+    let (line, column) = (e.line(), e.column());
+    let text = e.to_string();
+    let suffix = format!(" at line {line} column {column}");
+    let message = match text.strip_suffix(&suffix) {
+        Some(message) if line > 0 => message.to_string(),
+        _ => text,
+    };
+    (message, line, column)
+}
+
+/// The raw pass: syntax, trailing content, nesting, and duplicate keys.
+fn check_raw(src: &str) -> Result<(), DecodeError> {
+    let duplicate = RefCell::new(None);
+    let mut de = serde_json::Deserializer::from_str(src);
+    let result = RawValue { duplicate: &duplicate }.deserialize(&mut de).and_then(|()| de.end());
+    result.map_err(|e| {
+        let (message, line, column) = split_position(&e);
+        match duplicate.into_inner() {
+            Some(key) => DecodeError::DuplicateKey { key, line, column },
+            None => DecodeError::Syntax { message, line, column },
+        }
+    })
+}
+
+/// Visits any JSON value, rejecting objects that repeat a key. The key that
+/// caused the rejection is left in `duplicate`, telling it apart from syntax
+/// errors without parsing messages.
+#[derive(Clone, Copy)]
+struct RawValue<'a> {
+    duplicate: &'a RefCell<Option<String>>,
+}
+
+impl<'de> DeserializeSeed<'de> for RawValue<'_> {
+    type Value = ();
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RawValue<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(self)?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut seen = FxHashSet::default();
+        while let Some(key) = map.next_key::<String>()? {
+            if seen.contains(&key) {
+                let error = de::Error::custom(format_args!("duplicate JSON key {key:?}"));
+                *self.duplicate.borrow_mut() = Some(key);
+                return Err(error);
+            }
+            seen.insert(key);
+            map.next_value_seed(self)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EMPTY: &str = r#"{"format_version":2,"semantics_version":1,"features":[],
+        "program":{"declarations":[],"globals":[],"functions":[]}}"#;
+
+    #[test]
+    fn empty_program_round_trips() {
+        let p = decode(EMPTY).unwrap();
+        assert_eq!(p, Program::default());
+        let text = encode(&p);
+        assert_eq!(decode(&text), Ok(p));
+        assert!(text.starts_with("{\n  \"format_version\": 2,\n  \"semantics_version\": 1,\n  \"features\": [],\n"));
+    }
+
+    #[test]
+    fn limit_is_inclusive() {
+        assert!(decode_with_limit(EMPTY, EMPTY.len()).is_ok());
+        let e = decode_with_limit(EMPTY, EMPTY.len() - 1).unwrap_err();
+        assert_eq!(e, DecodeError::InputTooLarge { len: EMPTY.len(), limit: EMPTY.len() - 1 });
+        assert_eq!(e.to_string(), "AST JSON exceeds input byte limit");
+    }
+
+    #[test]
+    fn escaped_duplicate_key() {
+        let src = EMPTY.replace(r#""globals":[]"#, r#""globals":[],"glob\u0061ls":[]"#);
+        match decode(&src).unwrap_err() {
+            DecodeError::DuplicateKey { key, line, .. } => assert_eq!((key.as_str(), line), ("globals", 2)),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn position_is_split_off() {
+        let e = decode("{\"format_version\": 2,\n  \"x\": }").unwrap_err();
+        assert_eq!(e.line_column(), Some((2, 8)));
+        assert_eq!(e.to_string(), "expected value at line 2 column 8");
+    }
+}
