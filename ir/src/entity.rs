@@ -20,6 +20,8 @@ pub trait EntityRef: Copy + Eq {
     fn new(index: usize) -> Self;
     /// The table index this id names.
     fn index(self) -> usize;
+    /// The id with raw number `n`, which the caller knows is not `u32::MAX`.
+    fn from_raw(n: u32) -> Self;
 }
 
 macro_rules! entity {
@@ -50,6 +52,10 @@ macro_rules! entity {
             #[inline]
             fn index(self) -> usize {
                 self.0 as usize
+            }
+            #[inline]
+            fn from_raw(n: u32) -> Self {
+                Self(n)
             }
         }
 
@@ -135,7 +141,11 @@ impl<T: EntityRef> PackedOption<T> {
     /// Unpacks into a plain `Option`.
     #[inline]
     pub fn expand(self) -> Option<T> {
-        (self.0 != u32::MAX).then(|| T::new(self.0 as usize))
+        if self.0 == u32::MAX {
+            None
+        } else {
+            Some(T::from_raw(self.0))
+        }
     }
 
     /// Whether this holds a value.

@@ -340,6 +340,15 @@ impl Module {
         (b.start as usize..b.end as usize).map(InstId::new)
     }
 
+    /// The records and results of block `id`'s instructions, with the id of the
+    /// first one (instruction ids in a block are consecutive).
+    #[inline]
+    pub(crate) fn block_slices(&self, id: BlockId) -> (&[InstData], &[PackedOption<ValueId>], u32) {
+        let b = &self.blocks[id.index()];
+        let range = b.start as usize..b.end as usize;
+        (&self.insts[range.clone()], &self.inst_results[range], b.start)
+    }
+
     /// The record of instruction `id`.
     #[inline]
     pub fn inst(&self, id: InstId) -> &InstData {

@@ -526,10 +526,7 @@ impl Printer<'_> {
 }
 
 fn push_u128(out: &mut String, n: u128) {
-    match u64::try_from(n) {
-        Ok(small) => push_u64(out, small),
-        Err(_) => out.push_str(&n.to_string()),
-    }
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 /// The keyword of a stored predicate code for `op`.

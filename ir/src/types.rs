@@ -658,20 +658,9 @@ impl TypeTable {
 }
 
 /// Appends the decimal spelling of `n` without allocating.
+#[inline]
 pub(crate) fn push_u64(out: &mut String, n: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    // The buffer holds ASCII digits only.
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 #[cfg(test)]

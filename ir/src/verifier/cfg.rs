@@ -214,25 +214,8 @@ impl Scratch {
         }
     }
 
-    /// Whether local block `a` dominates local block `b` (both reachable).
-    #[inline]
-    fn dominates(&self, a: usize, b: usize) -> bool {
-        let (pa, pb) = (self.pre[a], self.pre[b]);
-        pa != UNDEF && pb != UNDEF && pa <= pb && pb <= self.last[a]
-    }
-
-    /// Whether `def` is available at instruction `at` of local block `block`
-    /// (`at == None`: at the end of the block).
-    #[inline]
-    fn available(&self, def: DefSite, block: usize, at: Option<u32>) -> bool {
-        if def.block == VACANT {
-            return true; // a parameter
-        }
-        let def_local = self.local[def.block as usize] as usize;
-        if def_local == block {
-            return at.is_none_or(|i| def.inst < i);
-        }
-        self.dominates(def_local, block)
+    fn dominance(&self) -> Dominance<'_> {
+        Dominance { local: &self.local, pre: &self.pre, last: &self.last }
     }
 
     fn uses(&mut self, ctx: &mut Ctx<'_>, f: &Function<'_>) {
@@ -249,9 +232,10 @@ impl Scratch {
             }
             let pred_count = self.preds_of(local).len();
             let mut past_phis = false;
-            for inst in m.block_insts(block) {
-                let data = *m.inst(inst);
-                if let InstData::Phi { inputs } = data {
+            let (insts, _, start) = m.block_slices(block);
+            for (i, data) in insts.iter().enumerate() {
+                let inst = InstId::from_u32(start + i as u32);
+                if let InstData::Phi { inputs } = *data {
                     phi_stamp += 1;
                     self.phi(ctx, f, (local, block), inst, m.list(inputs), past_phis, pred_count, phi_stamp);
                     continue;
@@ -261,15 +245,10 @@ impl Scratch {
                     continue;
                 }
                 let at = Some(inst.as_u32());
-                let mut operands = std::mem::take(&mut self.operands);
-                operands.clear();
-                data.for_each_value(&m.pool, |v| operands.push(v));
-                if let InstData::ConstDecl { decl } = data {
-                    local_references(m.const_decl(decl).expr, &mut operands);
-                }
-                for &value in &operands {
+                let dom = Dominance { local: &self.local, pre: &self.pre, last: &self.last };
+                let mut check = |value: ValueId| {
                     if let Some(def) = ctx.def_in(value, f.index) {
-                        if !self.available(def, local, at) {
+                        if !dom.available(def, local, at) {
                             ctx.errors.push(VerifyError::NonDominatingValue {
                                 func: f.name.to_string(),
                                 value,
@@ -278,8 +257,15 @@ impl Scratch {
                             });
                         }
                     }
+                };
+                data.for_each_value(&m.pool, &mut check);
+                if let InstData::ConstDecl { decl } = *data {
+                    let mut operands = std::mem::take(&mut self.operands);
+                    operands.clear();
+                    local_references(m.const_decl(decl).expr, &mut operands);
+                    operands.iter().for_each(|&v| check(v));
+                    self.operands = operands;
                 }
-                self.operands = operands;
             }
         }
     }
@@ -357,7 +343,7 @@ impl Scratch {
             // Used at the end of the predecessor; uses from unreachable blocks are exempt.
             if self.pre[p] != UNDEF {
                 if let Some(def) = ctx.def_in(v, f.index) {
-                    if !self.available(def, p, None) {
+                    if !self.dominance().available(def, p, None) {
                         ctx.errors.push(VerifyError::NonDominatingValue {
                             func: f.name.to_string(),
                             value: v,
@@ -371,6 +357,36 @@ impl Scratch {
         if matched < pred_count {
             ctx.errors.push(invalid("phi is missing a predecessor"));
         }
+    }
+}
+
+/// O(1) dominance queries over the preorder numbering of the dominator tree.
+struct Dominance<'s> {
+    local: &'s [u32],
+    pre: &'s [u32],
+    last: &'s [u32],
+}
+
+impl Dominance<'_> {
+    /// Whether local block `a` dominates local block `b` (both reachable).
+    #[inline]
+    fn dominates(&self, a: usize, b: usize) -> bool {
+        let (pa, pb) = (self.pre[a], self.pre[b]);
+        pa != UNDEF && pb != UNDEF && pa <= pb && pb <= self.last[a]
+    }
+
+    /// Whether `def` is available at instruction `at` of local block `block`
+    /// (`at == None`: at the end of the block).
+    #[inline]
+    fn available(&self, def: DefSite, block: usize, at: Option<u32>) -> bool {
+        if def.block == VACANT {
+            return true; // a parameter
+        }
+        let def_local = self.local[def.block as usize] as usize;
+        if def_local == block {
+            return at.is_none_or(|i| def.inst < i);
+        }
+        self.dominates(def_local, block)
     }
 }
 

@@ -21,6 +21,9 @@ enum State {
 
 pub(super) fn check(ctx: &mut Ctx<'_>, f: &Function<'_>) {
     let m = ctx.m;
+    if m.const_decls.is_empty() {
+        return;
+    }
     let decls: Vec<InstId> = f
         .blocks
         .iter()

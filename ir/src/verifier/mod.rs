@@ -108,10 +108,11 @@ fn record_definitions(ctx: &mut Ctx<'_>) {
             if m.block_function(b) != Some(f.index) {
                 continue;
             }
-            for inst in m.block_insts(b) {
-                if let Some(v) = m.inst_result(inst) {
+            let (_, results, start) = m.block_slices(b);
+            for (i, result) in results.iter().enumerate() {
+                if let Some(v) = result.expand() {
                     if let Some(d) = defs.get_mut(v.index()) {
-                        *d = DefSite { func: f.index as u32, block: b.as_u32(), inst: inst.as_u32() };
+                        *d = DefSite { func: f.index as u32, block: b.as_u32(), inst: start + i as u32 };
                     }
                 }
             }

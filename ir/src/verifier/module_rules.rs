@@ -27,11 +27,18 @@ pub(super) fn forbidden_and_layout(ctx: &mut Ctx<'_>) {
             if m.block_function(b) != Some(f.index) {
                 continue;
             }
-            for inst in m.block_insts(b) {
-                let data = *m.inst(inst);
+            let (insts, results, start) = m.block_slices(b);
+            for (i, (&data, result)) in insts.iter().zip(results).enumerate() {
+                if !matches!(
+                    data,
+                    InstData::Nullary { .. } | InstData::Memory { .. } | InstData::Store { .. } | InstData::Gep { .. }
+                ) {
+                    continue;
+                }
+                let inst = crate::entity::InstId::from_u32(start + i as u32);
                 let (operation, ty) = match data {
                     InstData::Nullary { op: Opcode::Undef } => {
-                        if let Some(value) = m.inst_result(inst) {
+                        if let Some(value) = result.expand() {
                             ctx.errors.push(VerifyError::ForbiddenUndef { func: f.name.to_string(), value, inst });
                         }
                         continue;
@@ -231,24 +238,16 @@ pub(super) fn declarations(ctx: &mut Ctx<'_>) {
 fn malformed_value_types(ctx: &mut Ctx<'_>) {
     let m = ctx.m;
     let mut checked = vec![false; m.types.len()];
-    for f in m.functions() {
-        let values = f.params.iter().map(|p| p.value).chain(
-            f.blocks
-                .iter()
-                .filter(|&&b| m.block_function(b) == Some(f.index))
-                .flat_map(|&b| m.block_insts(b))
-                .filter_map(|i| m.inst_result(i)),
-        );
-        for v in values {
-            let Some(ty) = m.value_type(v) else { continue };
-            if ty.is_scalar() || std::mem::replace(&mut checked[ty.index()], true) {
-                continue;
-            }
-            if contains_fn_ptr(m, ty) && !is_well_formed_type(&m.types, ty) {
-                let reason =
-                    CallError::InvalidSignature(format!("malformed function pointer type {}", m.type_name(ty)));
-                ctx.errors.push(VerifyError::Call { func: f.name.to_string(), reason, inst: None });
-            }
+    for (index, ty) in m.value_types.iter().enumerate() {
+        let Some(ty) = ty.expand() else { continue };
+        if ty.is_scalar() || std::mem::replace(&mut checked[ty.index()], true) {
+            continue;
+        }
+        let Some(def) = ctx.defs.get(index).filter(|d| d.func != crate::module::VACANT) else { continue };
+        if contains_fn_ptr(m, ty) && !is_well_formed_type(&m.types, ty) {
+            let func = m.function_at(def.func as usize).name.to_string();
+            let reason = CallError::InvalidSignature(format!("malformed function pointer type {}", m.type_name(ty)));
+            ctx.errors.push(VerifyError::Call { func, reason, inst: None });
         }
     }
 }

@@ -14,11 +14,14 @@ use crate::types::TypeKey;
 pub(super) fn check(ctx: &mut Ctx<'_>, f: &Function<'_>) {
     let m = ctx.m;
     for &block in f.blocks {
-        for inst in m.block_insts(block) {
-            let data = *m.inst(inst);
-            let mut c = InstCheck { ctx, f, inst, result: m.inst_result(inst) };
-            c.operands(&data);
-            c.calls(&data);
+        let (insts, results, start) = m.block_slices(block);
+        for (i, (data, result)) in insts.iter().zip(results).enumerate() {
+            let inst = InstId::from_u32(start + i as u32);
+            let mut c = InstCheck { ctx, f, inst, result: result.expand() };
+            c.operands(data);
+            if matches!(data, InstData::FuncRef { .. } | InstData::Call { .. } | InstData::CallIndirect { .. }) {
+                c.calls(data);
+            }
         }
     }
 }

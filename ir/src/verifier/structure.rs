@@ -6,7 +6,7 @@
 use rustc_hash::FxHashSet;
 
 use super::{Ctx, VerifyError};
-use crate::entity::{BlockId, ConstId, EntityRef, TypeId, ValueId};
+use crate::entity::{BlockId, ConstId, EntityRef, InstId, TypeId, ValueId};
 use crate::inst::InstData;
 use crate::module::Function;
 
@@ -31,31 +31,42 @@ pub(super) fn check(ctx: &mut Ctx<'_>, f: &Function<'_>) -> bool {
     }
     let own_block = |b: BlockId| m.block_function(b) == Some(f.index);
     for &block in f.blocks {
-        let insts = m.block_insts(block);
+        let (insts, _, start) = m.block_slices(block);
         let count = insts.len();
         let mut terminated = false;
-        for (position, inst) in insts.enumerate() {
-            let data = *m.inst(inst);
+        for (position, data) in insts.iter().enumerate() {
+            let inst = InstId::from_u32(start + position as u32);
             if data.is_terminator() {
                 terminated = true;
                 if position + 1 != count {
                     ctx.errors.push(VerifyError::MisplacedTerminator { func: func(), block, inst });
                     sound = false;
                 }
+                data.for_each_successor(&m.pool, |target| {
+                    if !own_block(target) {
+                        ctx.errors.push(VerifyError::InvalidBranchTarget { func: func(), block, target, inst });
+                        sound = false;
+                    }
+                });
             }
-            data.for_each_successor(&m.pool, |target| {
-                if !own_block(target) {
-                    ctx.errors.push(VerifyError::InvalidBranchTarget { func: func(), block, target, inst });
-                    sound = false;
-                }
-            });
             data.for_each_value(&m.pool, |value| {
                 if ctx.def_in(value, f.index).is_none() {
                     ctx.errors.push(VerifyError::UseOfUndefinedValue { func: func(), value, inst });
                     sound = false;
                 }
             });
-            values_and_terminators(ctx, f, block, inst, &data);
+            if matches!(
+                data,
+                InstData::Const { .. }
+                    | InstData::ConstWide { .. }
+                    | InstData::Select { .. }
+                    | InstData::TrapIf { .. }
+                    | InstData::Cbr { .. }
+                    | InstData::Switch { .. }
+                    | InstData::Ret { .. }
+            ) {
+                values_and_terminators(ctx, f, block, inst, data);
+            }
         }
         if !terminated {
             let name = m.block_name(block).to_string();
