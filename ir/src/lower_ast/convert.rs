@@ -32,8 +32,9 @@ pub(super) fn lower_type(ty: &ast::Type, depth: usize) -> Result<Type, LowerErro
     Ok(match ty {
         ast::Type::Int { bits, signed } => Type::int(u32::from(*bits), *signed)
             .ok_or_else(|| LowerError::UnsupportedType(format!("int bits={bits} signed={signed}")))?,
-        ast::Type::Float { bits } => Type::float(u32::from(*bits))
-            .ok_or_else(|| LowerError::UnsupportedType(format!("float bits={bits}")))?,
+        ast::Type::Float { bits } => {
+            Type::float(u32::from(*bits)).ok_or_else(|| LowerError::UnsupportedType(format!("float bits={bits}")))?
+        }
         ast::Type::Ptr(pointee) => Type::ptr(lower_type(pointee, depth + 1)?),
         ast::Type::Array { elem, len } => Type::array(lower_type(elem, depth + 1)?, *len),
         ast::Type::Opaque(name) => return Err(LowerError::UnsupportedType(format!("opaque {name}"))),
@@ -85,8 +86,8 @@ pub(super) fn literal(lit: &ast::Literal) -> Result<(Type, ConstValue), LowerErr
             Ok((ty, payload))
         }
         ast::Literal::Float { bits, value } => {
-            let bits = FloatBits::parse(u32::from(*bits), value)
-                .map_err(|e| LowerError::NumericLiteral(e.to_string()))?;
+            let bits =
+                FloatBits::parse(u32::from(*bits), value).map_err(|e| LowerError::NumericLiteral(e.to_string()))?;
             let ty = match bits {
                 FloatBits::F16(_) => Type::F16,
                 FloatBits::F32(_) => Type::F32,
@@ -189,8 +190,7 @@ pub(super) fn evaluate(
     expr: &ConstExpr,
     resolve: &mut dyn FnMut(ConstRef) -> Option<(Type, ConstValue)>,
 ) -> Result<ConstValue, LowerError> {
-    let mut resolver =
-        |r: ConstRef| resolve(r).ok_or_else(|| ConstEvalError::UnknownReference(format!("{r:?}")));
+    let mut resolver = |r: ConstRef| resolve(r).ok_or_else(|| ConstEvalError::UnknownReference(format!("{r:?}")));
     // Trees are at most MAX_NESTING deep, within the evaluator's default budget,
     // which the verifier uses as well.
     const_expr::evaluate(expr, const_expr::DEFAULT_CONST_EXPR_DEPTH, &mut resolver).map_err(|e| match e {
@@ -224,11 +224,16 @@ mod tests {
             assert_eq!(int(32, true, bad), numeric(SHAPE), "{bad:?}");
         }
         assert_eq!(int(32, false, "-1"), numeric(SHAPE));
-        assert_eq!(int(128, true, "170141183460469231687303715884105728"), numeric("integer exceeds i128 range"));
+        let above_i128 = (i128::MAX as u128 + 1).to_string();
+        assert_eq!(int(128, true, &above_i128), numeric("integer exceeds i128 range"));
+        assert_eq!(int(8, true, &format!("-{above_i128}1")), numeric("integer exceeds i128 range"));
         assert_eq!(int(128, false, "340282366920938463463374607431768211456"), numeric("integer exceeds u128 range"));
-        for (bits, signed, text, ty) in
-            [(8, true, "128", Type::I8), (8, false, "256", Type::U8), (1, true, "1", Type::I1), (1, false, "2", Type::U1)]
-        {
+        for (bits, signed, text, ty) in [
+            (8, true, "128", Type::I8),
+            (8, false, "256", Type::U8),
+            (1, true, "1", Type::I1),
+            (1, false, "2", Type::U1),
+        ] {
             assert_eq!(int(bits, signed, text), Err(LowerError::InvalidLiteral { ty, value: text.into() }));
         }
         assert_eq!(int(7, true, "1"), Err(LowerError::UnsupportedType("int bits=7 signed=true".into())));
@@ -246,7 +251,10 @@ mod tests {
 
     #[test]
     fn types_and_depth() {
-        assert_eq!(lower_type(&ast::Type::Float { bits: 80 }, 0), Err(LowerError::UnsupportedType("float bits=80".into())));
+        assert_eq!(
+            lower_type(&ast::Type::Float { bits: 80 }, 0),
+            Err(LowerError::UnsupportedType("float bits=80".into()))
+        );
         assert_eq!(
             lower_type(&ast::Type::Opaque("FILE".into()), 0),
             Err(LowerError::UnsupportedType("opaque FILE".into()))

@@ -7,8 +7,8 @@
 //! `fadd`/`fsub`/`fmul` and `f*` predicates, `bool` only `eq`/`ne`. Lowering
 //! always emits `cmp`, never `icmp`/`fcmp`.
 
-use crate::builder::Callee;
 use crate::build_error::CallError;
+use crate::builder::Callee;
 use crate::opcode::{CmpOp, Opcode};
 use crate::types::Type;
 use crate::ValueId;
@@ -108,7 +108,12 @@ impl Body<'_, '_> {
     }
 
     /// The callee, then the arguments left to right, then the checked call.
-    fn call(&mut self, callee: &ast::Callee, args: &[Expr], depth: usize) -> Result<Option<(ValueId, Type)>, LowerError> {
+    fn call(
+        &mut self,
+        callee: &ast::Callee,
+        args: &[Expr],
+        depth: usize,
+    ) -> Result<Option<(ValueId, Type)>, LowerError> {
         let callee = match callee {
             ast::Callee::Direct(name) => Callee::Direct(self.fb.function_id(name)?),
             ast::Callee::Indirect(expr) => {

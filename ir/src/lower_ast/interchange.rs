@@ -176,12 +176,8 @@ pub fn decode_with_limit(src: &str, max_input_bytes: usize) -> Result<Program, D
 /// and absent options as `null`, with no trailing newline.
 /// `decode(&encode(p)) == Ok(p)`.
 pub fn encode(program: &Program) -> String {
-    let envelope = EnvelopeRef {
-        format_version: AST_FORMAT_VERSION,
-        semantics_version: SEMANTICS_VERSION,
-        features: [],
-        program,
-    };
+    let envelope =
+        EnvelopeRef { format_version: AST_FORMAT_VERSION, semantics_version: SEMANTICS_VERSION, features: [], program };
     match serde_json::to_string_pretty(&envelope) {
         Ok(text) => text,
         // Strings, booleans, integers and derived structs and enums always

@@ -64,8 +64,12 @@ pub fn lower_o0(program: &Program, target: &str, layout: DataLayout) -> Result<M
             variadic: false,
         };
         let ret = signature.ret.clone();
-        let id =
-            mb.declare_function(&function.name, signature, convert::linkage(function.linkage), function.link_name.clone())?;
+        let id = mb.declare_function(
+            &function.name,
+            signature,
+            convert::linkage(function.linkage),
+            function.link_name.clone(),
+        )?;
         definitions.push((id, params, ret));
     }
     let defined: FxHashSet<&str> = program.functions.iter().map(|f| f.name.as_str()).collect();
