@@ -1,5 +1,6 @@
 //! Build, verify and print throughput on the W1 (straight-line) and W2 (many
-//! functions) workloads, plus retained heap bytes per instruction.
+//! functions) workloads, plus retained heap bytes per instruction. The build
+//! bench replays pre-drawn workload recipes, so it times the builder, not the PRNG.
 //!
 //! Run: `cargo bench -p ir --bench build_verify_print`. Throughput is reported
 //! per Whale instruction (see `workloads.rs` for how the abstract workload maps
@@ -82,7 +83,13 @@ fn benches(c: &mut Criterion) {
         };
         let mut g = c.benchmark_group("ir/build");
         configure(&mut g);
-        g.bench_function(BenchmarkId::from_parameter(name), |b| b.iter(|| black_box(make(size))));
+        if name.starts_with("w1") {
+            let recipe = workloads::w1_recipe(size);
+            g.bench_function(BenchmarkId::from_parameter(name), |b| b.iter(|| black_box(workloads::build_w1(&recipe))));
+        } else {
+            let recipe = workloads::w2_recipe(size);
+            g.bench_function(BenchmarkId::from_parameter(name), |b| b.iter(|| black_box(workloads::build_w2(&recipe))));
+        }
         g.finish();
         let mut g = c.benchmark_group("ir/verify");
         configure(&mut g);

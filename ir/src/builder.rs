@@ -312,6 +312,8 @@ pub struct FunctionBuilder<'a> {
     first_inst: usize,
     entry: BlockId,
     current: BlockId,
+    /// Position of `current` among this function's blocks.
+    current_local: usize,
     entry_body_started: bool,
     finished: bool,
 }
@@ -360,6 +362,7 @@ impl<'a> FunctionBuilder<'a> {
             first_inst,
             entry,
             current: entry,
+            current_local: 0,
             entry_body_started: false,
             finished: false,
         };
@@ -398,8 +401,9 @@ impl<'a> FunctionBuilder<'a> {
 
     /// Moves the insertion point to the end of `block` (a block of this function).
     pub fn set_insert_point(&mut self, block: BlockId) {
-        if self.local_block(block).is_some() {
+        if let Some(local) = self.local_block(block) {
             self.current = block;
+            self.current_local = local;
         } else {
             let error = BuildError::ForeignBlock { func: self.name.clone(), block };
             self.mb.module.build_errors.push(error);
@@ -449,8 +453,9 @@ impl<'a> FunctionBuilder<'a> {
 
     /// Checks that the current block can take `data`; on misuse records or
     /// returns the error.
+    #[inline]
     fn check_append(&self, op: Opcode) -> Result<usize, BuildError> {
-        let local = self.local_block(self.current).unwrap_or(0);
+        let local = self.current_local;
         if self.mb.terminated[local] {
             let (func, block) = (self.name.clone(), self.current);
             return Err(if op.is_terminator() {
@@ -462,8 +467,10 @@ impl<'a> FunctionBuilder<'a> {
         Ok(local)
     }
 
+    #[inline]
     fn try_append(&mut self, data: InstData, result: Option<TypeId>) -> Result<Option<ValueId>, BuildError> {
-        let local = self.check_append(data.opcode())?;
+        let local =
+            if self.mb.terminated[self.current_local] { self.check_append(data.opcode())? } else { self.current_local };
         let key = if local == 0 {
             if matches!(data, InstData::Memory { op: Opcode::Alloca, .. }) && !self.entry_body_started {
                 0

@@ -471,10 +471,14 @@ impl Module {
     }
 
     fn highest_value_of(&self, f: Function<'_>) -> Option<u32> {
-        let params = f.params.iter().map(|p| p.value.as_u32());
-        let results =
-            f.blocks.iter().flat_map(|&b| self.block_insts(b)).filter_map(|i| self.inst_result(i)).map(|v| v.as_u32());
-        params.chain(results).max()
+        let params = f.params.iter().map(|p| p.value.as_u32()).max();
+        let results = f
+            .blocks
+            .iter()
+            .filter(|&&b| self.has_block(b))
+            .filter_map(|&b| self.block_slices(b).1.iter().filter_map(|r| r.expand()).map(|v| v.as_u32()).max())
+            .max();
+        params.max(results)
     }
 }
 

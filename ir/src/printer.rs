@@ -52,7 +52,9 @@ pub fn print_module_with(module: &Module, format: TextFormat) -> String {
         TextFormat::V4 => true,
         TextFormat::Auto | TextFormat::V2 => !format2_is_exact(module),
     };
-    let mut printer = Printer { m: module, out: String::with_capacity(64 + module.inst_count() * 40), v4 };
+    // Scalar spellings are copied from a table; compound ones are spelled once.
+    let type_names = module.types.ids().map(|t| module.types.display(t)).collect();
+    let mut printer = Printer { m: module, out: String::with_capacity(256 + module.inst_count() * 48), v4, type_names };
     printer.module();
     printer.out
 }
@@ -100,6 +102,7 @@ struct Printer<'m> {
     m: &'m Module,
     out: String,
     v4: bool,
+    type_names: Vec<String>,
 }
 
 impl Printer<'_> {
@@ -463,7 +466,10 @@ impl Printer<'_> {
 
     #[inline]
     fn ty(&mut self, ty: TypeId) {
-        self.m.types.write(&mut self.out, ty);
+        match self.type_names.get(ty.as_u32() as usize) {
+            Some(name) => self.out.push_str(name),
+            None => self.out.push_str("<invalid type>"),
+        }
     }
 
     fn opt_ty(&mut self, ty: Option<TypeId>) {
