@@ -9,7 +9,7 @@ use crate::inst::InstData;
 use crate::module::Function;
 use crate::opcode::{CmpOp, FCmpPred, ICmpPred, Opcode};
 use crate::signature::validate_signature;
-use crate::types::TypeKey;
+use crate::types::{Type, TypeKey};
 
 pub(super) fn check(ctx: &mut Ctx<'_>, f: &Function<'_>) {
     let m = ctx.m;
@@ -69,20 +69,41 @@ impl InstCheck<'_, '_, '_> {
         false
     }
 
+    /// `value` must have type `ptr<pointee>`. The message spells that type even when
+    /// the module never interned it.
+    fn expect_ptr(&mut self, value: ValueId, pointee: TypeId) {
+        let got = self.ty_of(value);
+        if self.ctx.m.types.pointee(got) == Some(pointee) {
+            return;
+        }
+        let e = VerifyError::OperandTypeMismatch {
+            func: self.func(),
+            value,
+            expected: Type::ptr(self.ctx.ty(pointee)),
+            got: self.ctx.ty(got),
+            inst: self.inst,
+        };
+        self.ctx.errors.push(e);
+    }
+
     /// The result must have the type its instruction implies.
     fn expect_result(&mut self, implied: TypeId) {
         let Some(value) = self.result else { return };
         let got = self.ty_of(value);
         if got != implied {
-            let e = VerifyError::ValueTypeMismatch {
-                func: self.func(),
-                value,
-                expected: self.ctx.ty(implied),
-                got: self.ctx.ty(got),
-                inst: self.inst,
-            };
-            self.ctx.errors.push(e);
+            self.result_mismatch(value, self.ctx.ty(implied), got);
         }
+    }
+
+    fn result_mismatch(&mut self, value: ValueId, expected: Type, got: TypeId) {
+        let e = VerifyError::ValueTypeMismatch {
+            func: self.func(),
+            value,
+            expected,
+            got: self.ctx.ty(got),
+            inst: self.inst,
+        };
+        self.ctx.errors.push(e);
     }
 
     fn alignment(&mut self, align: u32) {
@@ -135,10 +156,24 @@ impl InstCheck<'_, '_, '_> {
             InstData::Binary { op, args } => {
                 let ty = self.result_ty();
                 let ok = match op {
+                    Opcode::Add
+                    | Opcode::Sub
+                    | Opcode::Mul
+                    | Opcode::And
+                    | Opcode::Or
+                    | Opcode::Xor
+                    | Opcode::Shl
+                    | Opcode::Lshr
+                    | Opcode::Ashr => ty.is_int(),
                     Opcode::Sdiv | Opcode::Srem => ty.is_signed_int(),
                     Opcode::Udiv | Opcode::Urem => ty.is_unsigned_int(),
                     Opcode::Fadd | Opcode::Fsub | Opcode::Fmul | Opcode::Fdiv | Opcode::Frem => ty.is_float(),
-                    _ => ty.is_int(),
+                    // Another shape's opcode in a binary record (`FunctionBuilder::bin`
+                    // takes any opcode): it is not an operation on two values.
+                    _ => {
+                        self.invalid_type(op.mnemonic(), ty);
+                        return;
+                    }
                 };
                 if !ok {
                     self.invalid_type("binary operation", ty);
@@ -207,18 +242,24 @@ impl InstCheck<'_, '_, '_> {
                     self.invalid_type(operation, ty);
                     return;
                 }
-                let ptr_ty = self.ptr_to(ty);
                 match op {
-                    Opcode::Alloca => self.expect_result(ptr_ty),
+                    Opcode::Alloca => {
+                        if let Some(value) = self.result {
+                            let got = self.ty_of(value);
+                            if m.types.pointee(got) != Some(ty) {
+                                self.result_mismatch(value, Type::ptr(self.ctx.ty(ty)), got);
+                            }
+                        }
+                    }
                     Opcode::Load => {
                         self.expect_result(ty);
                         if let Some(p) = ptr.expand() {
-                            self.expect(p, ptr_ty);
+                            self.expect_ptr(p, ty);
                         }
                     }
                     _ => {
                         if let Some(p) = ptr.expand() {
-                            self.expect(p, ptr_ty);
+                            self.expect_ptr(p, ty);
                         }
                     }
                 }
@@ -230,20 +271,23 @@ impl InstCheck<'_, '_, '_> {
                     self.invalid_type("store", ty);
                     return;
                 }
-                let ptr_ty = self.ptr_to(ty);
-                self.expect(ptr, ptr_ty);
+                self.expect_ptr(ptr, ty);
             }
             InstData::Bulk { op, align, args } => {
                 self.alignment(align);
-                let byte_ptr = self.ptr_to(TypeId::U8);
-                let list = m.list(args);
-                let expected = if op == Opcode::Memcpy {
-                    [byte_ptr, byte_ptr, TypeId::U64]
-                } else {
-                    [byte_ptr, TypeId::U8, TypeId::U64]
-                };
-                for (&v, ty) in list.iter().zip(expected) {
-                    self.expect(ValueId::from_u32(v), ty);
+                // memcpy: ptr<u8> destination, ptr<u8> source, u64 length;
+                // memset: ptr<u8> destination, u8 byte, u64 length.
+                for (position, &raw) in m.list(args).iter().enumerate().take(3) {
+                    let value = ValueId::from_u32(raw);
+                    match position {
+                        1 if op == Opcode::Memset => {
+                            self.expect(value, TypeId::U8);
+                        }
+                        2 => {
+                            self.expect(value, TypeId::U64);
+                        }
+                        _ => self.expect_ptr(value, TypeId::U8),
+                    }
                 }
             }
             InstData::Gep { base, indices } => self.gep(base, m.list(indices)),
@@ -342,7 +386,7 @@ impl InstCheck<'_, '_, '_> {
             let e = VerifyError::OperandTypeMismatch {
                 func: self.func(),
                 value,
-                expected: crate::types::Type::ptr(m.ty(selected)),
+                expected: Type::ptr(m.ty(selected)),
                 got: m.ty(got),
                 inst: self.inst,
             };

@@ -133,7 +133,9 @@ fn values_and_terminators(
             let got = arg.expand().map(|v| m.value_type(v));
             let ok = match got {
                 None => f.ret == TypeId::VOID,
-                Some(ty) => f.ret != TypeId::VOID && ty == Some(f.ret),
+                // An undefined value is reported as such; it is not a `ret` without a value.
+                Some(None) => true,
+                Some(Some(ty)) => f.ret != TypeId::VOID && ty == f.ret,
             };
             if !ok {
                 let got = got.flatten().map(|t| m.ty(t));
