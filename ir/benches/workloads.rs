@@ -266,16 +266,3 @@ pub fn w2(m: usize) -> Module {
 pub fn w2_abstract_instructions(m: usize) -> usize {
     50 * m - 2
 }
-
-#[cfg(test)]
-mod tests {
-    use super::SplitMix64;
-
-    #[test]
-    fn splitmix_test_vector() {
-        let mut r = SplitMix64::new(0x5731);
-        assert_eq!(r.next(), 0x4373733980006792);
-        assert_eq!(r.next(), 0x51a35820789c46e0);
-        assert_eq!(r.next(), 0x81ace734f6f928c0);
-    }
-}
