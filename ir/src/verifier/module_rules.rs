@@ -269,3 +269,123 @@ fn contains_fn_ptr(m: &crate::Module, ty: TypeId) -> bool {
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    //! Declaration and definition errors that the builder's checked APIs refuse
+    //! (`declare_function`, `begin_declared_function`), checked on hand-edited modules.
+
+    use crate::build_error::CallError;
+    use crate::entity::{FunctionId, PackedOption, TypeId};
+    use crate::module::Linkage;
+    use crate::types::FunctionSignature;
+    use crate::verifier::{verify_module_all, VerifyError};
+    use crate::{DataLayout, Module, ModuleBuilder, Type};
+
+    fn call(func: &str, reason: CallError) -> VerifyError {
+        VerifyError::Call { func: func.into(), reason, inst: None }
+    }
+
+    fn f(n: u32) -> FunctionId {
+        FunctionId::from_u32(n)
+    }
+
+    /// Bodies `names` (internal, `() -> void`) after the external declarations `externals`
+    /// (link name `NAME_impl`).
+    fn module(externals: &[&str], names: &[&str]) -> Module {
+        let mut mb = ModuleBuilder::new("x86_64-whale-linux", DataLayout::default_64bit_le());
+        let sig = FunctionSignature::whale(vec![], Type::Void);
+        for &name in externals {
+            mb.declare_function(name, sig.clone(), Linkage::External, Some(format!("{name}_impl"))).unwrap();
+        }
+        for &name in names {
+            let mut body = mb.begin_function(name, vec![], Type::Void);
+            body.ret(None);
+            body.finish();
+        }
+        mb.finish()
+    }
+
+    #[test]
+    fn body_without_a_declaration() {
+        let mut m = module(&[], &["a"]);
+        m.functions[0].id = f(7);
+        assert_eq!(
+            verify_module_all(&m),
+            Err(vec![call("a", CallError::UnknownFunction(f(7))), call("a", CallError::MissingDefinition(f(0)))])
+        );
+    }
+
+    #[test]
+    fn two_bodies_for_one_declaration() {
+        let mut m = module(&[], &["a", "b"]);
+        m.functions[1].id = f(0);
+        assert_eq!(
+            verify_module_all(&m),
+            Err(vec![
+                call("b", CallError::DuplicateDefinition(f(0))),
+                call("b", CallError::DefinitionMismatch(f(0))),
+                call("b", CallError::MissingDefinition(f(1))),
+            ])
+        );
+    }
+
+    #[test]
+    fn body_that_does_not_match_its_declaration() {
+        let mut m = module(&[], &["a"]);
+        m.functions[0].name = m.strings.intern("renamed");
+        assert_eq!(verify_module_all(&m), Err(vec![call("renamed", CallError::DefinitionMismatch(f(0)))]));
+        // A parameter type differs.
+        let mut mb = ModuleBuilder::new("x86_64-whale-linux", DataLayout::default_64bit_le());
+        let mut body = mb.begin_function("p", vec![("x".into(), Type::I32)], Type::Void);
+        let x = body.param_value(0);
+        body.ret(None);
+        body.finish();
+        let mut m = mb.finish();
+        m.value_types[x.as_u32() as usize] = PackedOption::some(TypeId::I64);
+        assert_eq!(verify_module_all(&m), Err(vec![call("p", CallError::DefinitionMismatch(f(0)))]));
+        // The return type differs (the `ret void` then disagrees with the body's type too).
+        let mut m = module(&[], &["a"]);
+        m.functions[0].ret = TypeId::I64;
+        let errors = verify_module_all(&m).unwrap_err();
+        assert_eq!(errors[0], call("a", CallError::DefinitionMismatch(f(0))));
+        assert!(matches!(errors[1], VerifyError::RetTypeMismatch { expected: Type::I64, got: None, .. }));
+        assert_eq!(errors.len(), 2);
+    }
+
+    #[test]
+    fn invalid_link_names() {
+        for link in [None, Some(""), Some("nul\0")] {
+            let mut m = module(&["e"], &[]);
+            m.declarations[0].link_name = link.map(|l| m.strings.intern(l));
+            assert_eq!(verify_module_all(&m), Err(vec![call("e", CallError::InvalidLinkName("e".into()))]));
+        }
+        let mut m = module(&[], &["a"]);
+        m.declarations[0].link_name = Some(m.strings.intern("a_impl"));
+        assert_eq!(verify_module_all(&m), Err(vec![call("a", CallError::InvalidLinkName("a".into()))]));
+    }
+
+    #[test]
+    fn link_name_collision() {
+        let mut m = module(&["a", "b"], &[]);
+        m.declarations[1].link_name = m.declarations[0].link_name;
+        assert_eq!(verify_module_all(&m), Err(vec![call("b", CallError::LinkNameCollision("a_impl".into()))]));
+    }
+
+    #[test]
+    fn conflicting_declaration_identities() {
+        let mut m = module(&["a", "b"], &[]);
+        m.declarations[1].id = f(0);
+        assert_eq!(verify_module_all(&m), Err(vec![call("b", CallError::ConflictingDeclaration("b".into()))]));
+    }
+
+    #[test]
+    fn invalid_declared_signature() {
+        let mut m = module(&["v"], &[]);
+        let variadic = FunctionSignature { variadic: true, ..FunctionSignature::whale(vec![Type::I32], Type::Void) };
+        m.declarations[0].sig = m.types.intern_signature(&variadic);
+        let reason =
+            CallError::InvalidSignature("void parameters, malformed types and variadic calls are unsupported".into());
+        assert_eq!(verify_module_all(&m), Err(vec![call("v", reason)]));
+    }
+}

@@ -483,3 +483,230 @@ impl InstCheck<'_, '_, '_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Result-type and call errors the builder cannot produce (it derives result
+    //! types from the instruction and refuses ill-typed calls), checked on
+    //! hand-edited modules.
+
+    use crate::build_error::CallError;
+    use crate::builder::Callee;
+    use crate::entity::{EntityRef, FunctionId, InstId, PackedOption, TypeId, ValueId};
+    use crate::inst::InstData;
+    use crate::module::Linkage;
+    use crate::opcode::{ICmpPred, Opcode};
+    use crate::types::FunctionSignature;
+    use crate::verifier::{verify_module_all, VerifyError};
+    use crate::{DataLayout, Module, ModuleBuilder, Type};
+
+    fn builder() -> ModuleBuilder {
+        ModuleBuilder::new("x86_64-whale-linux", DataLayout::default_64bit_le())
+    }
+
+    fn def(m: &Module, value: ValueId) -> InstId {
+        (0..m.inst_count()).map(InstId::new).find(|&i| m.inst_result(i) == Some(value)).expect("defined")
+    }
+
+    fn set_type(m: &mut Module, value: ValueId, ty: TypeId) {
+        m.value_types[value.index()] = PackedOption::some(ty);
+    }
+
+    fn call_error(reason: CallError, inst: InstId) -> VerifyError {
+        VerifyError::Call { func: "f".into(), reason, inst: Some(inst) }
+    }
+
+    #[test]
+    fn results_must_have_the_type_their_instruction_implies() {
+        let mut mb = builder();
+        let mut f = mb.begin_function("f", vec![("p".into(), Type::ptr(Type::I32))], Type::Void);
+        let p = f.param_value(0);
+        let one = f.const_i32(1);
+        let same = f.icmp(ICmpPred::Eq, Type::I32, one, one);
+        let slot = f.alloca(Type::I32, 4);
+        let loaded = f.load(Type::I32, p, 4);
+        f.ret(None);
+        f.finish();
+        let mut m = mb.finish();
+        let ptr_i64 = m.types.intern_type(&Type::ptr(Type::I64));
+        set_type(&mut m, same, TypeId::I32);
+        set_type(&mut m, slot, ptr_i64);
+        set_type(&mut m, loaded, TypeId::I64);
+        let mismatch = |value, expected, got| VerifyError::ValueTypeMismatch {
+            func: "f".into(),
+            value,
+            expected,
+            got,
+            inst: def(&m, value),
+        };
+        assert_eq!(
+            verify_module_all(&m),
+            Err(vec![
+                mismatch(same, Type::Bool, Type::I32),
+                mismatch(slot, Type::ptr(Type::I32), Type::ptr(Type::I64)),
+                mismatch(loaded, Type::I32, Type::I64),
+            ])
+        );
+    }
+
+    /// `f() -> void` calling `g(i32) -> i32` directly, `h() -> void` directly and `g` through its address.
+    struct Calls {
+        m: Module,
+        one: ValueId,
+        wide: ValueId,
+        direct: ValueId,
+        address: ValueId,
+        indirect: ValueId,
+    }
+
+    fn calls() -> Calls {
+        let mut mb = builder();
+        let sig = FunctionSignature::whale(vec![Type::I32], Type::I32);
+        let g = mb.declare_function("g", sig, Linkage::External, Some("g".into())).unwrap();
+        let void = FunctionSignature::whale(vec![], Type::Void);
+        let h = mb.declare_function("h", void, Linkage::External, Some("h".into())).unwrap();
+        let mut f = mb.begin_function("f", vec![], Type::Void);
+        let one = f.const_i32(1);
+        let wide = f.const_i64(2);
+        let direct = f.call(Callee::Direct(g), vec![one]).unwrap().unwrap();
+        assert_eq!(f.call(Callee::Direct(h), vec![]), Ok(None));
+        let address = f.function_addr(g).unwrap();
+        let indirect = f.call(Callee::Indirect(address), vec![one]).unwrap().unwrap();
+        f.ret(None);
+        f.finish();
+        let m = mb.finish();
+        assert_eq!(verify_module_all(&m), Ok(()));
+        Calls { m, one, wide, direct, address, indirect }
+    }
+
+    /// The position of the void call to `h`.
+    fn void_call(m: &Module) -> InstId {
+        (0..m.inst_count())
+            .map(InstId::new)
+            .find(|&i| matches!(m.inst(i), InstData::Call { callee, .. } if callee.as_u32() == 1))
+            .expect("the call to h")
+    }
+
+    fn set_args(m: &mut Module, inst: InstId, args: &[ValueId]) {
+        let list = m.pool.make(&args.iter().map(|v| v.as_u32()).collect::<Vec<_>>());
+        m.insts[inst.index()] = match m.insts[inst.index()] {
+            InstData::Call { callee, .. } => InstData::Call { callee, args: list },
+            InstData::CallIndirect { callee, .. } => InstData::CallIndirect { callee, args: list },
+            other => panic!("not a call: {other:?}"),
+        };
+    }
+
+    #[test]
+    fn call_to_an_unknown_function() {
+        let Calls { mut m, direct, address, .. } = calls();
+        let (call, addr) = (def(&m, direct), def(&m, address));
+        let InstData::Call { args, .. } = m.insts[call.index()] else { panic!() };
+        m.insts[call.index()] = InstData::Call { callee: FunctionId::from_u32(9), args };
+        m.insts[addr.index()] =
+            InstData::FuncRef { op: Opcode::FunctionAddr, func: PackedOption::some(FunctionId::from_u32(8)) };
+        let errors = verify_module_all(&m).unwrap_err();
+        assert_eq!(errors[0], call_error(CallError::UnknownFunction(FunctionId::from_u32(9)), call));
+        assert_eq!(errors[1], call_error(CallError::UnknownFunction(FunctionId::from_u32(8)), addr));
+    }
+
+    #[test]
+    fn call_result_presence_and_type() {
+        // A non-void call without a result.
+        let Calls { mut m, direct, .. } = calls();
+        let call = def(&m, direct);
+        m.inst_results[call.index()] = PackedOption::NONE;
+        assert_eq!(verify_module_all(&m), Err(vec![call_error(CallError::ResultPresence, call)]));
+        // A void call with a result.
+        let Calls { mut m, .. } = calls();
+        let call = void_call(&m);
+        let extra = ValueId::new(m.value_types.len());
+        m.value_types.push(PackedOption::some(TypeId::I32));
+        m.inst_results[call.index()] = PackedOption::some(extra);
+        assert_eq!(verify_module_all(&m), Err(vec![call_error(CallError::ResultPresence, call)]));
+        // A result of another type than the callee returns.
+        let Calls { mut m, indirect, .. } = calls();
+        set_type(&mut m, indirect, TypeId::I64);
+        let reason = CallError::ReturnType { expected: Type::I32, got: Type::I64 };
+        assert_eq!(verify_module_all(&m), Err(vec![call_error(reason, def(&m, indirect))]));
+    }
+
+    #[test]
+    fn call_arguments() {
+        let Calls { mut m, direct, indirect, one, wide, .. } = calls();
+        let (first, second) = (def(&m, direct), def(&m, indirect));
+        set_args(&mut m, first, &[]);
+        set_args(&mut m, second, &[wide]);
+        assert_eq!(
+            verify_module_all(&m),
+            Err(vec![
+                call_error(CallError::ArgumentCount { expected: 1, got: 0 }, first),
+                call_error(CallError::ArgumentType { index: 0, expected: Type::I32, got: Type::I64 }, second),
+            ])
+        );
+        let Calls { mut m, direct, .. } = calls();
+        let call = def(&m, direct);
+        set_args(&mut m, call, &[one, one]);
+        assert_eq!(
+            verify_module_all(&m),
+            Err(vec![call_error(CallError::ArgumentCount { expected: 1, got: 2 }, call)])
+        );
+    }
+
+    #[test]
+    fn indirect_callee_must_be_a_function_pointer() {
+        let Calls { mut m, indirect, one, .. } = calls();
+        let call = def(&m, indirect);
+        let InstData::CallIndirect { args, .. } = m.insts[call.index()] else { panic!() };
+        m.insts[call.index()] = InstData::CallIndirect { callee: one, args };
+        assert_eq!(verify_module_all(&m), Err(vec![call_error(CallError::NotFunctionPointer(one), call)]));
+    }
+
+    #[test]
+    fn indirect_call_through_an_invalid_signature() {
+        let Calls { mut m, address, indirect, .. } = calls();
+        let variadic = FunctionSignature { variadic: true, ..FunctionSignature::whale(vec![Type::I32], Type::I32) };
+        let ty = m.types.intern_type(&Type::fn_ptr(variadic));
+        set_type(&mut m, address, ty);
+        let generic = || {
+            CallError::InvalidSignature("void parameters, malformed types and variadic calls are unsupported".into())
+        };
+        let errors = verify_module_all(&m).unwrap_err();
+        // The malformed value type, the address's type, then the call site.
+        assert!(matches!(&errors[0], VerifyError::Call { reason: CallError::InvalidSignature(_), inst: None, .. }));
+        assert_eq!(errors[1], call_error(CallError::AddressTypeMismatch, def(&m, address)));
+        assert_eq!(errors[2], call_error(generic(), def(&m, indirect)));
+        assert_eq!(errors.len(), 3);
+    }
+
+    #[test]
+    fn function_address_type_must_be_the_declarations() {
+        let Calls { mut m, address, .. } = calls();
+        let other = m.types.intern_type(&Type::fn_ptr(FunctionSignature::whale(vec![Type::I32], Type::I64)));
+        set_type(&mut m, address, other);
+        let errors = verify_module_all(&m).unwrap_err();
+        assert_eq!(errors[0], call_error(CallError::AddressTypeMismatch, def(&m, address)));
+        // The indirect call now goes through the edited signature, whose result type differs.
+        assert!(matches!(errors[1], VerifyError::Call { reason: CallError::ReturnType { .. }, .. }));
+        assert_eq!(errors.len(), 2);
+    }
+
+    #[test]
+    fn null_function_must_have_a_function_pointer_type() {
+        let mut mb = builder();
+        let mut f = mb.begin_function("f", vec![], Type::Void);
+        let null = f.null_function(FunctionSignature::whale(vec![], Type::Void)).unwrap();
+        f.ret(None);
+        f.finish();
+        let mut m = mb.finish();
+        set_type(&mut m, null, TypeId::I32);
+        assert_eq!(
+            verify_module_all(&m),
+            Err(vec![VerifyError::InvalidInstructionType {
+                func: "f".into(),
+                operation: "null_function",
+                ty: Type::I32,
+                inst: def(&m, null),
+            }])
+        );
+    }
+}

@@ -145,3 +145,70 @@ fn values_and_terminators(
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Structural errors the public builder cannot produce (it always creates the
+    //! entry block, only lists a function's own blocks, and refuses to append after
+    //! a terminator), checked on hand-edited modules.
+
+    use crate::entity::{BlockId, InstId, ValueId};
+    use crate::verifier::{verify_module_all, VerifyError};
+    use crate::{DataLayout, Module, ModuleBuilder, Type};
+
+    fn module(names: &[&str]) -> Module {
+        let mut mb = ModuleBuilder::new("x86_64-whale-linux", DataLayout::default_64bit_le());
+        for &name in names {
+            let mut f = mb.begin_function(name, vec![], Type::I32);
+            let one = f.const_i32(1);
+            f.ret(Some(one));
+            f.finish();
+        }
+        mb.finish()
+    }
+
+    #[test]
+    fn entry_block_outside_the_function() {
+        let mut m = module(&["a", "b"]);
+        m.functions[0].entry = BlockId::from_u32(1);
+        assert_eq!(
+            verify_module_all(&m),
+            Err(vec![VerifyError::InvalidEntryBlock { func: "a".into(), entry: BlockId::from_u32(1) }])
+        );
+        // A function without blocks has no entry block either.
+        let mut m = module(&["a", "b"]);
+        m.functions[1].blocks = (1, 0);
+        assert_eq!(
+            verify_module_all(&m),
+            Err(vec![VerifyError::InvalidEntryBlock { func: "b".into(), entry: BlockId::from_u32(1) }])
+        );
+    }
+
+    #[test]
+    fn block_of_another_function() {
+        let mut m = module(&["a", "b"]);
+        // `b` lists `a`'s entry block before its own.
+        m.functions[1].blocks = (0, 2);
+        assert_eq!(
+            verify_module_all(&m),
+            Err(vec![VerifyError::ForeignBlock { func: "b".into(), block: BlockId::from_u32(0) }])
+        );
+    }
+
+    #[test]
+    fn terminator_before_the_end_of_a_block() {
+        let mut m = module(&["a"]);
+        // Entry is `%v0 = const i32 1; ret i32 %v0`: put the `ret` first.
+        m.insts.swap(0, 1);
+        m.inst_results.swap(0, 1);
+        assert_eq!(m.inst_result(InstId::from_u32(1)), Some(ValueId::from_u32(0)));
+        assert_eq!(
+            verify_module_all(&m),
+            Err(vec![VerifyError::MisplacedTerminator {
+                func: "a".into(),
+                block: BlockId::from_u32(0),
+                inst: InstId::from_u32(0),
+            }])
+        );
+    }
+}
