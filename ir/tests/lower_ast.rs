@@ -1743,3 +1743,17 @@ mod round_trip {
         }
     }
 }
+
+#[test]
+fn structs_are_objects_only() {
+    // serde would read a struct from an array of its field values; the schema does not.
+    assert!(schema_detail(&envelope("[[], [], []]")).contains("invalid type: sequence, expected struct Program"));
+    let int = with_body(r#"[{"VarDecl": {"name": "x", "ty": {"Int": [8, true]}}}]"#);
+    assert!(schema_detail(&int).contains("invalid type: sequence"));
+    let stmt = with_body(r#"[{"Assign": ["x", {"Var": "y"}]}]"#);
+    assert!(schema_detail(&stmt).contains("invalid type: sequence"));
+    let param = with_body("[]").replace("\"parameters\": []", "\"parameters\": [[\"x\", \"Bool\"]]");
+    assert!(schema_detail(&param).contains("invalid type: sequence, expected struct Param"));
+    let top = r#"[2, 1, [], {"declarations": [], "globals": [], "functions": []}]"#;
+    assert!(schema_detail(top).contains("invalid type: sequence"));
+}

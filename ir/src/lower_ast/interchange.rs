@@ -11,8 +11,9 @@
 //!    serde_json's recursion limit of 128 (it recurses once per level, so the
 //!    stack stays bounded).
 //! 2. The typed pass deserializes the envelope into [`Program`] with derived,
-//!    `deny_unknown_fields` types: missing, unknown and mistyped fields are
-//!    schema errors. Only then are the versions and features checked, so a
+//!    `deny_unknown_fields` types, through [`Strict`] so that a struct is only
+//!    ever read from an object: missing, unknown and mistyped fields are schema
+//!    errors. Only then are the versions and features checked, so a
 //!    format-1 payload that parses reports its version.
 //!
 //! Every duplicate key in the input is therefore reported before any schema
@@ -27,6 +28,7 @@ use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 use super::frontend::Program;
+use super::strict::Strict;
 use super::AST_FORMAT_VERSION;
 
 /// The default input size limit of [`decode`]: 8 MiB.
@@ -154,7 +156,9 @@ pub fn decode_with_limit(src: &str, max_input_bytes: usize) -> Result<Program, D
         return Err(DecodeError::InputTooLarge { len: src.len(), limit: max_input_bytes });
     }
     check_raw(src)?;
-    let envelope: Envelope = serde_json::from_str(src).map_err(|e| {
+    let mut de = serde_json::Deserializer::from_str(src);
+    let envelope = Envelope::deserialize(Strict(&mut de)).and_then(|envelope| de.end().map(|()| envelope));
+    let envelope = envelope.map_err(|e| {
         let (detail, line, column) = split_position(&e);
         DecodeError::Schema { detail, line, column }
     })?;

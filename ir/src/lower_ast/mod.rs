@@ -34,6 +34,7 @@ mod expr;
 pub mod frontend;
 pub mod interchange;
 mod o0;
+mod strict;
 
 pub use error::LowerError;
 pub use frontend::{
