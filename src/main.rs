@@ -1,1 +1,103 @@
-fn main() {}
+//! `whale`: the command-line front end of the Whale IR toolkit.
+//!
+//! Each subcommand is a short function in [`commands`] that calls library code;
+//! plumbing (input reading, format detection, atomic output) lives in [`io`] and
+//! [`input`], and error rendering plus exit codes in [`cli_error`]. Exit codes:
+//! 0 success, 1 an error of the work itself (`Error: …` on stderr), 2 usage
+//! errors (clap's convention) and a missing build feature.
+
+mod cli_error;
+mod commands;
+mod diagnostics;
+mod input;
+mod io;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Whale: a typed SSA compiler IR toolkit.
+#[derive(Parser, Debug)]
+#[command(name = "whale", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Work with Whale IR: lower AST JSON, verify, print.
+    #[command(subcommand)]
+    Ir(IrCommand),
+}
+
+#[derive(Subcommand, Debug)]
+enum IrCommand {
+    /// Lower an AST JSON (format 2) program to IR at O0 and print it.
+    Lower(LowerArgs),
+    /// Verify a module (AST JSON or IR text) and report the first error.
+    Verify(VerifyArgs),
+    /// Verify a module and print it as IR text.
+    Print(PrintArgs),
+}
+
+/// Arguments of `whale ir lower`.
+#[derive(Args, Debug)]
+struct LowerArgs {
+    /// Input AST JSON file, or `-` for standard input.
+    input: PathBuf,
+    /// Write the IR to this file (atomically) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Target triple.
+    #[arg(long, default_value = "x86_64-whale-linux", value_name = "T")]
+    target: String,
+    /// Skip verification of the lowered module.
+    #[arg(long)]
+    no_verify: bool,
+}
+
+/// Arguments of `whale ir verify`.
+#[derive(Args, Debug)]
+struct VerifyArgs {
+    /// Input file (AST JSON or IR text), or `-` for standard input.
+    input: PathBuf,
+}
+
+/// Arguments of `whale ir print`.
+#[derive(Args, Debug)]
+struct PrintArgs {
+    /// Input file (AST JSON or IR text), or `-` for standard input.
+    input: PathBuf,
+    /// Write the IR to this file (atomically) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Text format version to write (2: format 2 when exact, else 4; 4: always format 4).
+    #[arg(long, default_value = "2", value_parser = ["2", "4"])]
+    format: String,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Ir(IrCommand::Lower(args)) => commands::ir_lower::run(&args),
+        Command::Ir(IrCommand::Verify(args)) => commands::ir_verify::run(&args),
+        Command::Ir(IrCommand::Print(args)) => commands::ir_print::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => error.report(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,74 @@
+//! Loading a module from any supported input, detected from its content:
+//! AST JSON (starts with `{`) is decoded and lowered at O0 for the default
+//! target; anything else is read as IR text.
+
+use std::path::Path;
+
+use ir::Module;
+
+use crate::cli_error::CliError;
+use crate::io::{input_name, read_input, MAX_INPUT_BYTES};
+
+/// The default target of lowering.
+pub const DEFAULT_TARGET: &str = "x86_64-whale-linux";
+
+/// What the input bytes are.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum InputKind {
+    /// AST JSON (format 2).
+    AstJson,
+    /// Whale IR text.
+    IrText,
+}
+
+/// Detects the kind of `bytes` from their first significant byte.
+pub fn detect(bytes: &[u8]) -> InputKind {
+    let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF);
+    match first {
+        Some(b'{') | Some(b'[') => InputKind::AstJson,
+        _ => InputKind::IrText,
+    }
+}
+
+/// Reads `path` and builds its module (lowering AST JSON for `target`), verifying
+/// unless `verify` is false.
+pub fn load_module(path: &Path, target: &str, verify: bool) -> Result<Module, CliError> {
+    let bytes = read_input(path, MAX_INPUT_BYTES)?;
+    load_module_from_bytes(&bytes, path, target, verify)
+}
+
+/// Builds the module of input `bytes` read from `path` (see [`load_module`]).
+pub fn load_module_from_bytes(bytes: &[u8], path: &Path, target: &str, verify: bool) -> Result<Module, CliError> {
+    let name = input_name(path);
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        CliError::failed(format!("{name}: input is not UTF-8 (invalid byte at offset {})", e.valid_up_to()))
+    })?;
+    let module = match detect(bytes) {
+        InputKind::AstJson => lower_json(text, target)?,
+        InputKind::IrText => parse_text(text, &name)?,
+    };
+    if verify {
+        ir::verify_module(&module).map_err(|e| CliError::failed(format!("verify failed: {e}")))?;
+    }
+    Ok(module)
+}
+
+#[cfg(feature = "socket-cli")]
+fn lower_json(text: &str, target: &str) -> Result<Module, CliError> {
+    use ir::lower_ast::{interchange, lower_o0};
+    let program = interchange::decode(text).map_err(|e| {
+        let detail = e.line_column().map(|(line, column)| crate::diagnostics::excerpt(text, line, column));
+        CliError::with_detail(format!("Failed to parse socket JSON: {e}"), detail)
+    })?;
+    let layout = ir::Target::lookup(target).map_err(|e| CliError::failed(e.to_string()))?.data_layout();
+    lower_o0(&program, target, layout).map_err(|e| CliError::failed(format!("lower_o0 failed: {e}")))
+}
+
+#[cfg(not(feature = "socket-cli"))]
+fn lower_json(_text: &str, _target: &str) -> Result<Module, CliError> {
+    Err(crate::commands::missing_socket_feature("ir lower"))
+}
+
+fn parse_text(_text: &str, name: &str) -> Result<Module, CliError> {
+    Err(CliError::failed(format!("{name}: IR text input is not supported by this build")))
+}
