@@ -557,6 +557,86 @@ mod tests {
         assert_eq!(s, r#""a\"b\\c\nd\re\tf\0g\u{1}h\u{2028}é""#);
     }
 
+    /// The format-4 example of whale-ir §4, with its sparse ids, built table by table
+    /// (the builder only makes canonically numbered modules).
+    #[test]
+    fn whale_ir_section_4_example() {
+        use crate::constant::ConstValue;
+        use crate::entity::{BlockId, EntityRef, FunctionId, PackedOption};
+        use crate::module::{encode_const, BlockData, DeclData, FunctionData, Linkage, Param, VACANT};
+        use crate::target::DataLayout;
+        use crate::types::{FunctionSignature, Type};
+
+        let (v, b) = (ValueId::from_u32, BlockId::from_u32);
+        let mut m = Module::empty("x86_64-whale-linux".into(), DataLayout::default_64bit_le());
+        let sig = m.types.intern_signature(&FunctionSignature::whale(vec![Type::I64], Type::I64));
+        let [abs, x, entry, done, negate] = ["abs", "x", "entry", "done", "negate"].map(|s| m.strings.intern(s));
+        let f3 = FunctionId::from_u32(3);
+        m.declarations.push(DeclData { id: f3, name: abs, sig, linkage: Linkage::Internal, link_name: None });
+        m.params.push(Param { value: v(7), name: x });
+        m.functions.push(FunctionData {
+            id: f3,
+            name: abs,
+            ret: TypeId::I64,
+            entry: b(2),
+            params: (0, 1),
+            blocks: (0, 3),
+        });
+        m.block_order = vec![b(2), b(4), b(5)];
+        m.blocks = vec![BlockData { name: entry, func: VACANT, start: 0, end: 0 }; 6];
+        m.blocks[2] = BlockData { name: entry, func: 0, start: 0, end: 3 };
+        m.blocks[4] = BlockData { name: done, func: 0, start: 3, end: 5 };
+        m.blocks[5] = BlockData { name: negate, func: 0, start: 5, end: 7 };
+        let (kind, bits) = encode_const(ConstValue::I(0)).unwrap();
+        let inputs = m.pool.make(&[7, 2, 11, 5]);
+        let insts = [
+            (InstData::Const { kind, bits }, Some(8)),
+            (InstData::Compare { op: Opcode::Cmp, pred: CmpOp::Slt as u8, args: [v(7), v(8)] }, Some(9)),
+            (InstData::Cbr { cond: v(9), dests: [b(5), b(4)] }, None),
+            (InstData::Phi { inputs }, Some(10)),
+            (InstData::Ret { arg: PackedOption::some(v(10)) }, None),
+            (InstData::Binary { op: Opcode::Sub, args: [v(8), v(7)] }, Some(11)),
+            (InstData::Br { dest: b(4) }, None),
+        ];
+        for (data, result) in insts {
+            m.insts.push(data);
+            m.inst_results.push(result.map(v).into());
+        }
+        m.value_types = vec![PackedOption::NONE; 12];
+        for (value, ty) in [(7, TypeId::I64), (8, TypeId::I64), (9, TypeId::BOOL), (10, TypeId::I64), (11, TypeId::I64)]
+        {
+            m.value_types[v(value).index()] = PackedOption::some(ty);
+        }
+        assert_eq!(crate::verify_module(&m), Ok(()));
+        assert!(!m.is_canonically_numbered());
+        let expected = r#"module {
+  format_version 4
+  semantics_version 1
+  target "x86_64-whale-linux"
+  datalayout { ptr=64, endian=little }
+
+  declare @f3 "abs": whale (i64) -> i64, linkage internal
+
+  fn @f3 "abs"(%v7 "x": i64) -> i64, entry %b2 {
+  %b2 "entry":
+    %v8: i64 = const i64 0
+    %v9: bool = cmp slt i64 %v7, %v8
+    cbr bool %v9, label %b5, label %b4
+  %b4 "done":
+    %v10: i64 = phi i64 [ %v7, %b2 ], [ %v11, %b5 ]
+    ret i64 %v10
+  %b5 "negate":
+    %v11: i64 = sub i64 %v8, %v7
+    br label %b4
+  }
+
+}
+"#;
+        assert_eq!(print_module(&m), expected);
+        assert_eq!(print_module_with(&m, TextFormat::V2), expected);
+        assert_eq!(print_module_with(&m, TextFormat::V4), expected);
+    }
+
     #[test]
     fn bare_names() {
         assert!(is_bare_name("if.then"));
