@@ -57,7 +57,7 @@ pub(super) fn check(ctx: &mut Ctx<'_>, f: &Function<'_>) {
             ctx.errors.push(VerifyError::InvalidConstExpression {
                 scope: f.name.to_string(),
                 declaration: d.name.to_string(),
-                reason,
+                reason: Box::new(reason),
             });
         }
     }

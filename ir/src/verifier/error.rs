@@ -79,8 +79,8 @@ pub enum VerifyError {
         scope: String,
         /// Global or constant name.
         declaration: String,
-        /// Why.
-        reason: ConstEvalError,
+        /// Why (boxed: the largest payload, and errors are cold).
+        reason: Box<ConstEvalError>,
     },
     /// Two function bodies share a name.
     #[error("duplicate function @{name}")]
@@ -388,5 +388,17 @@ impl VerifyError {
             | InvalidPhi { block, .. } => Some(*block),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::VerifyError;
+
+    /// `Result<_, VerifyError>` stays below clippy's `result_large_err` threshold
+    /// (128 bytes) for every caller; large payloads are boxed.
+    #[test]
+    fn errors_stay_small() {
+        assert!(std::mem::size_of::<VerifyError>() < 128, "{}", std::mem::size_of::<VerifyError>());
     }
 }

@@ -27,9 +27,6 @@ use crate::module::{Module, VACANT};
 use crate::types::Type;
 
 /// Checks `module`; returns the first error in upstream's order.
-// The error is returned once per verification, never on a hot path, so its size
-// (constant-expression reasons carry two payloads) is not worth a box in the API.
-#[allow(clippy::result_large_err)]
 pub fn verify_module(module: &Module) -> Result<(), VerifyError> {
     match run(module).into_iter().next() {
         Some(e) => Err(e),

@@ -130,7 +130,7 @@ pub(super) fn globals(ctx: &mut Ctx<'_>) {
             ctx.errors.push(VerifyError::InvalidConstExpression {
                 scope: "module".to_string(),
                 declaration: g.name.to_string(),
-                reason,
+                reason: Box::new(reason),
             });
         }
     }
