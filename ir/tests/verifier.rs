@@ -31,7 +31,7 @@ fn b(n: u32) -> BlockId {
     BlockId::from_u32(n)
 }
 
-fn f_(n: u32) -> FunctionId {
+fn func_id(n: u32) -> FunctionId {
     FunctionId::from_u32(n)
 }
 
@@ -97,7 +97,7 @@ macro_rules! assert_only {
     }};
 }
 
-fn f_str(s: &str) -> String {
+fn string(s: &str) -> String {
     s.to_string()
 }
 
@@ -114,8 +114,8 @@ fn second_terminator_is_reported_before_everything_else() {
     assert_eq!(
         errors(&m),
         vec![
-            VerifyError::Build(BuildError::SecondTerminator { func: f_str("f"), block: b(0), op: Opcode::Trap }),
-            VerifyError::Target(TargetError::UnsupportedTarget(f_str("no-such-target"))),
+            VerifyError::Build(BuildError::SecondTerminator { func: string("f"), block: b(0), op: Opcode::Trap }),
+            VerifyError::Target(TargetError::UnsupportedTarget(string("no-such-target"))),
         ]
     );
     // The rejected terminator was not added: the block still ends with its `ret`.
@@ -131,7 +131,7 @@ fn instruction_after_terminator_is_a_build_error_and_not_added() {
     assert_eq!(
         errors(&m),
         vec![VerifyError::Build(BuildError::InstructionAfterTerminator {
-            func: f_str("f"),
+            func: string("f"),
             block: b(0),
             op: Opcode::Const
         })]
@@ -149,7 +149,7 @@ fn try_terminators_return_misuse_without_recording_it() {
     });
     let ops = [Opcode::Br, Opcode::Cbr, Opcode::Switch, Opcode::Ret, Opcode::Trap];
     for (result, op) in results.into_iter().zip(ops) {
-        assert_eq!(result, Err(BuildError::SecondTerminator { func: f_str("f"), block: b(0), op }));
+        assert_eq!(result, Err(BuildError::SecondTerminator { func: string("f"), block: b(0), op }));
     }
     assert!(m.build_errors().is_empty());
     assert_valid(&m);
@@ -174,10 +174,10 @@ fn other_builder_misuse_is_reported() {
     assert_eq!(
         errors(&m),
         vec![
-            VerifyError::Build(BuildError::ForeignBlock { func: f_str("g"), block: b(0) }),
-            VerifyError::Build(BuildError::NotAPhi { func: f_str("g"), value: x }),
+            VerifyError::Build(BuildError::ForeignBlock { func: string("g"), block: b(0) }),
+            VerifyError::Build(BuildError::NotAPhi { func: string("g"), value: x }),
             VerifyError::Build(BuildError::AnnotationMismatch {
-                func: f_str("g"),
+                func: string("g"),
                 op: Opcode::Store,
                 value: x,
                 annotated: Type::I64,
@@ -196,7 +196,7 @@ fn undef_is_forbidden() {
         f.ret(Some(u));
         u
     });
-    assert_eq!(errors(&m), vec![VerifyError::ForbiddenUndef { func: f_str("f"), value: u, inst: def(&m, u) }]);
+    assert_eq!(errors(&m), vec![VerifyError::ForbiddenUndef { func: string("f"), value: u, inst: def(&m, u) }]);
 }
 
 #[test]
@@ -218,7 +218,7 @@ fn memory_operations_need_a_storage_layout() {
         .into_iter()
         .chain([("gep", def(&m, insts[2])), ("uninit", entry[5])])
         .map(|(operation, inst)| VerifyError::InvalidMemoryLayout {
-            func: f_str("f"),
+            func: string("f"),
             operation,
             reason: LayoutError::Overflow,
             inst,
@@ -253,7 +253,7 @@ fn layout_nesting_limit_is_reported_not_overflowed() {
 #[test]
 fn target_must_be_known_with_its_own_layout() {
     let m = ModuleBuilder::new("riscv64-unknown", DataLayout::default_64bit_le()).finish();
-    assert_eq!(errors(&m), vec![VerifyError::Target(TargetError::UnsupportedTarget(f_str("riscv64-unknown")))]);
+    assert_eq!(errors(&m), vec![VerifyError::Target(TargetError::UnsupportedTarget(string("riscv64-unknown")))]);
     for actual in
         [DataLayout { pointer_bits: 32, endian: Endian::Little }, DataLayout { pointer_bits: 64, endian: Endian::Big }]
     {
@@ -261,7 +261,7 @@ fn target_must_be_known_with_its_own_layout() {
         assert_eq!(
             errors(&m),
             vec![VerifyError::Target(TargetError::LayoutMismatch {
-                target: f_str(TARGET),
+                target: string(TARGET),
                 expected: DataLayout::default_64bit_le(),
                 actual,
             })]
@@ -292,7 +292,7 @@ fn duplicate_global() {
     let mut mb = builder();
     mb.add_global("g", Type::I32, ConstValue::I(1), 4);
     mb.add_global("g", Type::I32, ConstValue::I(2), 4);
-    assert_eq!(errors(&mb.finish()), vec![VerifyError::DuplicateGlobal { name: f_str("g") }]);
+    assert_eq!(errors(&mb.finish()), vec![VerifyError::DuplicateGlobal { name: string("g") }]);
 }
 
 #[test]
@@ -308,10 +308,10 @@ fn global_initializer_must_fit_its_type() {
         assert_eq!(
             errors(&mb.finish()),
             vec![
-                VerifyError::InvalidGlobalInitializer { name: f_str("g"), ty: ty.clone(), payload },
+                VerifyError::InvalidGlobalInitializer { name: string("g"), ty: ty.clone(), payload },
                 VerifyError::InvalidConstExpression {
-                    scope: f_str("module"),
-                    declaration: f_str("g"),
+                    scope: string("module"),
+                    declaration: string("g"),
                     reason: Box::new(ConstEvalError::InvalidLiteral { ty, value: payload }),
                 },
             ]
@@ -328,8 +328,8 @@ fn global_alignment_must_be_a_power_of_two() {
     assert_eq!(
         errors(&mb.finish()),
         vec![
-            VerifyError::InvalidGlobalAlignment { name: f_str("zero"), align: 0 },
-            VerifyError::InvalidGlobalAlignment { name: f_str("three"), align: 3 },
+            VerifyError::InvalidGlobalAlignment { name: string("zero"), align: 0 },
+            VerifyError::InvalidGlobalAlignment { name: string("three"), align: 3 },
         ]
     );
 }
@@ -337,8 +337,8 @@ fn global_alignment_must_be_a_power_of_two() {
 #[test]
 fn global_constant_expressions_are_reevaluated() {
     let module_error = |declaration: &str, reason| VerifyError::InvalidConstExpression {
-        scope: f_str("module"),
-        declaration: f_str(declaration),
+        scope: string("module"),
+        declaration: string(declaration),
         reason: Box::new(reason),
     };
     // Recorded value differs from the evaluation.
@@ -355,7 +355,7 @@ fn global_constant_expressions_are_reevaluated() {
     // Unknown reference.
     let mut mb = builder();
     mb.add_global_const("r", *global_ref(Type::I32, 9), ConstValue::I(0), 4);
-    assert_eq!(errors(&mb.finish()), vec![module_error("r", ConstEvalError::UnknownReference(f_str("@g9")))]);
+    assert_eq!(errors(&mb.finish()), vec![module_error("r", ConstEvalError::UnknownReference(string("@g9")))]);
     // A reference whose type is not the referenced global's.
     let mut mb = builder();
     mb.add_global("narrow", Type::I32, ConstValue::I(7), 4);
@@ -423,8 +423,8 @@ fn local_constant_declarations_are_reevaluated() {
     assert_eq!(
         errors(&m),
         vec![VerifyError::InvalidConstExpression {
-            scope: f_str("f"),
-            declaration: f_str("k"),
+            scope: string("f"),
+            declaration: string("k"),
             reason: Box::new(ConstEvalError::ResultMismatch {
                 evaluated: ConstValue::I(3),
                 recorded: ConstValue::I(4)
@@ -490,8 +490,8 @@ fn duplicate_function_bodies() {
     assert_eq!(
         errors(&mb.finish()),
         vec![
-            VerifyError::DuplicateFunction { name: f_str("f") },
-            VerifyError::Call { func: f_str("f"), reason: CallError::ConflictingDeclaration(f_str("f")), inst: None },
+            VerifyError::DuplicateFunction { name: string("f") },
+            VerifyError::Call { func: string("f"), reason: CallError::ConflictingDeclaration(string("f")), inst: None },
         ]
     );
 }
@@ -503,11 +503,11 @@ fn void_parameter() {
         errors(&m),
         vec![
             VerifyError::Call {
-                func: f_str("f"),
-                reason: CallError::InvalidSignature(f_str(GENERIC_SIGNATURE)),
+                func: string("f"),
+                reason: CallError::InvalidSignature(string(GENERIC_SIGNATURE)),
                 inst: None
             },
-            VerifyError::VoidParameter { func: f_str("f"), param: 0 },
+            VerifyError::VoidParameter { func: string("f"), param: 0 },
         ]
     );
 }
@@ -518,7 +518,7 @@ fn internal_declaration_needs_a_definition() {
     mb.declare_function("g", FunctionSignature::whale(vec![], Type::I32), Linkage::Internal, None).unwrap();
     assert_eq!(
         errors(&mb.finish()),
-        vec![VerifyError::Call { func: f_str("g"), reason: CallError::MissingDefinition(f_(0)), inst: None }]
+        vec![VerifyError::Call { func: string("g"), reason: CallError::MissingDefinition(func_id(0)), inst: None }]
     );
 }
 
@@ -528,13 +528,17 @@ fn conflicting_declaration_reaches_the_verifier_through_begin_function() {
     // with `declare_function` and then defined with `begin_function` is declared twice.
     let mut mb = builder();
     let sig = FunctionSignature::whale(vec![], Type::Void);
-    mb.declare_function("f", sig, Linkage::External, Some(f_str("f_ext"))).unwrap();
+    mb.declare_function("f", sig, Linkage::External, Some(string("f_ext"))).unwrap();
     let mut f = mb.begin_function("f", vec![], Type::Void);
     f.ret(None);
     f.finish();
     assert_eq!(
         errors(&mb.finish()),
-        vec![VerifyError::Call { func: f_str("f"), reason: CallError::ConflictingDeclaration(f_str("f")), inst: None }]
+        vec![VerifyError::Call {
+            func: string("f"),
+            reason: CallError::ConflictingDeclaration(string("f")),
+            inst: None
+        }]
     );
 }
 
@@ -547,8 +551,8 @@ fn malformed_function_pointer_types_are_rejected_even_unused() {
     assert_eq!(
         errs,
         vec![VerifyError::Call {
-            func: f_str("f"),
-            reason: CallError::InvalidSignature(f_str(
+            func: string("f"),
+            reason: CallError::InvalidSignature(string(
                 "malformed function pointer type ptr<fnptr<whale (i32, ...) -> void>>"
             )),
             inst: None,
@@ -565,17 +569,17 @@ fn declarations_and_calls_refused_by_the_builder() {
     // `verifier/module_rules.rs` and `verifier/operands.rs`.
     let mut mb = builder();
     let sig = FunctionSignature::whale(vec![Type::I32], Type::I32);
-    let g = mb.declare_function("g", sig.clone(), Linkage::External, Some(f_str("g_impl"))).unwrap();
-    assert_eq!(mb.declare_function("g", sig.clone(), Linkage::External, Some(f_str("g_impl"))), Ok(g));
+    let g = mb.declare_function("g", sig.clone(), Linkage::External, Some(string("g_impl"))).unwrap();
+    assert_eq!(mb.declare_function("g", sig.clone(), Linkage::External, Some(string("g_impl"))), Ok(g));
     let variadic = FunctionSignature { variadic: true, ..FunctionSignature::whale(vec![Type::I32], Type::Void) };
     assert_eq!(
         mb.declare_function("v", variadic.clone(), Linkage::Internal, None),
-        Err(CallError::InvalidSignature(f_str(GENERIC_SIGNATURE)))
+        Err(CallError::InvalidSignature(string(GENERIC_SIGNATURE)))
     );
     let void_param = FunctionSignature::whale(vec![Type::Void], Type::Void);
     assert_eq!(
         mb.declare_function("w", void_param, Linkage::Internal, None),
-        Err(CallError::InvalidSignature(f_str(GENERIC_SIGNATURE)))
+        Err(CallError::InvalidSignature(string(GENERIC_SIGNATURE)))
     );
     let aggregate = FunctionSignature {
         params: vec![Type::Struct(vec![Type::I32])],
@@ -584,17 +588,17 @@ fn declarations_and_calls_refused_by_the_builder() {
         variadic: false,
     };
     assert_eq!(
-        mb.declare_function("s", aggregate, Linkage::External, Some(f_str("s"))),
-        Err(CallError::InvalidSignature(f_str(SYSV64_AGGREGATE)))
+        mb.declare_function("s", aggregate, Linkage::External, Some(string("s"))),
+        Err(CallError::InvalidSignature(string(SYSV64_AGGREGATE)))
     );
     let other = FunctionSignature::whale(vec![], Type::I32);
     assert_eq!(
-        mb.declare_function("g", other.clone(), Linkage::External, Some(f_str("g_impl"))),
-        Err(CallError::ConflictingDeclaration(f_str("g")))
+        mb.declare_function("g", other.clone(), Linkage::External, Some(string("g_impl"))),
+        Err(CallError::ConflictingDeclaration(string("g")))
     );
     assert_eq!(
-        mb.declare_function("h", other.clone(), Linkage::External, Some(f_str("g_impl"))),
-        Err(CallError::LinkNameCollision(f_str("g_impl")))
+        mb.declare_function("h", other.clone(), Linkage::External, Some(string("g_impl"))),
+        Err(CallError::LinkNameCollision(string("g_impl")))
     );
     for (linkage, link) in [
         (Linkage::External, None),
@@ -603,22 +607,22 @@ fn declarations_and_calls_refused_by_the_builder() {
         (Linkage::Internal, Some("x")),
     ] {
         assert_eq!(
-            mb.declare_function("l", other.clone(), linkage, link.map(f_str)),
-            Err(CallError::InvalidLinkName(f_str("l")))
+            mb.declare_function("l", other.clone(), linkage, link.map(string)),
+            Err(CallError::InvalidLinkName(string("l")))
         );
     }
-    assert_eq!(mb.function_id("nope"), Err(CallError::UnknownFunctionName(f_str("nope"))));
+    assert_eq!(mb.function_id("nope"), Err(CallError::UnknownFunctionName(string("nope"))));
     assert_eq!(mb.function_id("g"), Ok(g));
-    assert_eq!(mb.begin_declared_function(f_(42), vec![]).err(), Some(CallError::UnknownFunction(f_(42))));
-    let k = mb.declare_function("k", sig.clone(), Linkage::External, Some(f_str("k"))).unwrap();
+    assert_eq!(mb.begin_declared_function(func_id(42), vec![]).err(), Some(CallError::UnknownFunction(func_id(42))));
+    let k = mb.declare_function("k", sig.clone(), Linkage::External, Some(string("k"))).unwrap();
     assert_eq!(mb.begin_declared_function(k, vec![]).err(), Some(CallError::DefinitionMismatch(k)));
 
     // An external declaration may have a body.
-    let mut f = mb.begin_declared_function(g, vec![f_str("x")]).unwrap();
+    let mut f = mb.begin_declared_function(g, vec![string("x")]).unwrap();
     let x = f.param_value(0);
     let wide = f.const_i64(1);
-    assert_eq!(f.call(Callee::Direct(f_(42)), vec![x]), Err(CallError::UnknownFunction(f_(42))));
-    assert_eq!(f.function_addr(f_(42)), Err(CallError::UnknownFunction(f_(42))));
+    assert_eq!(f.call(Callee::Direct(func_id(42)), vec![x]), Err(CallError::UnknownFunction(func_id(42))));
+    assert_eq!(f.function_addr(func_id(42)), Err(CallError::UnknownFunction(func_id(42))));
     assert_eq!(f.call(Callee::Direct(g), vec![]), Err(CallError::ArgumentCount { expected: 1, got: 0 }));
     assert_eq!(
         f.call(Callee::Direct(g), vec![wide]),
@@ -627,14 +631,14 @@ fn declarations_and_calls_refused_by_the_builder() {
     assert_eq!(f.call(Callee::Direct(g), vec![v(999)]), Err(CallError::UnknownValue(v(999))));
     assert_eq!(f.call(Callee::Indirect(x), vec![]), Err(CallError::NotFunctionPointer(x)));
     assert_eq!(f.call(Callee::Indirect(v(999)), vec![]), Err(CallError::UnknownValue(v(999))));
-    assert_eq!(f.null_function(variadic), Err(CallError::InvalidSignature(f_str(GENERIC_SIGNATURE))));
+    assert_eq!(f.null_function(variadic), Err(CallError::InvalidSignature(string(GENERIC_SIGNATURE))));
     assert_eq!(f.callee_signature(&Callee::Direct(g)), Ok(sig));
     // Rejected calls appended nothing and consumed no id.
     let next = f.const_i32(0);
     assert_eq!(next, v(wide.as_u32() + 1));
     f.ret(Some(x));
     f.finish();
-    assert_eq!(mb.begin_declared_function(g, vec![f_str("x")]).err(), Some(CallError::DuplicateDefinition(g)));
+    assert_eq!(mb.begin_declared_function(g, vec![string("x")]).err(), Some(CallError::DuplicateDefinition(g)));
     assert_valid(&mb.finish());
 }
 
@@ -647,13 +651,13 @@ fn valid_declarations_and_calls() {
         convention: CallingConvention::SysV64,
         variadic: false,
     };
-    let puts = mb.declare_function("puts", sysv.clone(), Linkage::External, Some(f_str("puts"))).unwrap();
+    let puts = mb.declare_function("puts", sysv.clone(), Linkage::External, Some(string("puts"))).unwrap();
     let log = mb
         .declare_function(
             "log",
             FunctionSignature { params: vec![Type::I64], ret: Type::Void, ..sysv.clone() },
             Linkage::External,
-            Some(f_str("whale_log")),
+            Some(string("whale_log")),
         )
         .unwrap();
     let helper =
@@ -698,7 +702,7 @@ fn function_pointer_casts_are_forbidden() {
         assert_eq!(
             errors(&m),
             vec![VerifyError::Call {
-                func: f_str("f"),
+                func: string("f"),
                 reason: CallError::ForbiddenFunctionPointerCast,
                 inst: Some(def(&m, result)),
             }]
@@ -713,14 +717,17 @@ fn unterminated_blocks() {
     let (m, ()) = single(&[], Type::Void, |_| {});
     assert_eq!(
         errors(&m),
-        vec![VerifyError::UnterminatedBlock { func: f_str("f"), block: b(0), name: f_str("entry") }]
+        vec![VerifyError::UnterminatedBlock { func: string("f"), block: b(0), name: string("entry") }]
     );
     let (m, dead) = single(&[], Type::Void, |f| {
         let dead = f.create_block("dead");
         f.ret(None);
         dead
     });
-    assert_eq!(errors(&m), vec![VerifyError::UnterminatedBlock { func: f_str("f"), block: dead, name: f_str("dead") }]);
+    assert_eq!(
+        errors(&m),
+        vec![VerifyError::UnterminatedBlock { func: string("f"), block: dead, name: string("dead") }]
+    );
 }
 
 #[test]
@@ -728,7 +735,7 @@ fn branch_targets_must_be_blocks_of_the_function() {
     let (m, ()) = single(&[], Type::Void, |f| f.br(b(42)));
     assert_eq!(
         errors(&m),
-        vec![VerifyError::InvalidBranchTarget { func: f_str("f"), block: b(0), target: b(42), inst: last(&m, b(0)) }]
+        vec![VerifyError::InvalidBranchTarget { func: string("f"), block: b(0), target: b(42), inst: last(&m, b(0)) }]
     );
     // A block of another function, through cbr and switch too.
     let mut mb = builder();
@@ -746,8 +753,8 @@ fn branch_targets_must_be_blocks_of_the_function() {
     assert_eq!(
         errors(&m),
         vec![
-            VerifyError::InvalidBranchTarget { func: f_str("g"), block: b(1), target: b(0), inst: last(&m, b(1)) },
-            VerifyError::InvalidBranchTarget { func: f_str("g"), block: next, target: b(0), inst: last(&m, next) },
+            VerifyError::InvalidBranchTarget { func: string("g"), block: b(1), target: b(0), inst: last(&m, b(1)) },
+            VerifyError::InvalidBranchTarget { func: string("g"), block: next, target: b(0), inst: last(&m, next) },
         ]
     );
 }
@@ -763,12 +770,15 @@ fn operands_must_be_defined_in_the_function() {
     g.ret(Some(x));
     g.finish();
     let m = mb.finish();
-    assert_eq!(errors(&m), vec![VerifyError::UseOfUndefinedValue { func: f_str("g"), value: x, inst: last(&m, b(1)) }]);
+    assert_eq!(
+        errors(&m),
+        vec![VerifyError::UseOfUndefinedValue { func: string("g"), value: x, inst: last(&m, b(1)) }]
+    );
     // A value that exists nowhere is reported once, not also as a wrong return.
     let (m, ()) = single(&[], Type::I32, |f| f.ret(Some(v(99))));
     assert_eq!(
         errors(&m),
-        vec![VerifyError::UseOfUndefinedValue { func: f_str("f"), value: v(99), inst: last(&m, b(0)) }]
+        vec![VerifyError::UseOfUndefinedValue { func: string("f"), value: v(99), inst: last(&m, b(0)) }]
     );
 }
 
@@ -796,7 +806,7 @@ fn constants_must_be_valid_for_their_type() {
         });
         assert_eq!(
             errors(&m),
-            vec![VerifyError::InvalidConstant { func: f_str("f"), value, ty, payload, inst: def(&m, value) }]
+            vec![VerifyError::InvalidConstant { func: string("f"), value, ty, payload, inst: def(&m, value) }]
         );
     }
     // The extremes of every scalar type are valid.
@@ -842,9 +852,9 @@ fn conditions_must_be_bool() {
     assert_eq!(
         errors(&m),
         vec![
-            VerifyError::ConditionTypeMismatch { func: f_str("f"), value: v(1), got: Type::U1, inst: entry[0] },
-            VerifyError::ConditionTypeMismatch { func: f_str("f"), value: v(2), got: Type::I1, inst: entry[1] },
-            VerifyError::ConditionTypeMismatch { func: f_str("f"), value: v(0), got: Type::I32, inst: entry[2] },
+            VerifyError::ConditionTypeMismatch { func: string("f"), value: v(1), got: Type::U1, inst: entry[0] },
+            VerifyError::ConditionTypeMismatch { func: string("f"), value: v(2), got: Type::I1, inst: entry[1] },
+            VerifyError::ConditionTypeMismatch { func: string("f"), value: v(0), got: Type::I32, inst: entry[2] },
         ]
     );
 }
@@ -854,13 +864,13 @@ fn returns_must_match_the_function_type() {
     let (m, ()) = single(&[], Type::I32, |f| f.ret(None));
     assert_eq!(
         errors(&m),
-        vec![VerifyError::RetTypeMismatch { func: f_str("f"), expected: Type::I32, got: None, inst: last(&m, b(0)) }]
+        vec![VerifyError::RetTypeMismatch { func: string("f"), expected: Type::I32, got: None, inst: last(&m, b(0)) }]
     );
     let (m, ()) = single(&[("x", Type::I64)], Type::I32, |f| f.ret(Some(f.param_value(0))));
     assert_eq!(
         errors(&m),
         vec![VerifyError::RetTypeMismatch {
-            func: f_str("f"),
+            func: string("f"),
             expected: Type::I32,
             got: Some(Type::I64),
             inst: last(&m, b(0))
@@ -870,7 +880,7 @@ fn returns_must_match_the_function_type() {
     assert_eq!(
         errors(&m),
         vec![VerifyError::RetTypeMismatch {
-            func: f_str("f"),
+            func: string("f"),
             expected: Type::Void,
             got: Some(Type::I32),
             inst: last(&m, b(0))
@@ -1364,22 +1374,26 @@ fn cast_table_rejects_everything_else() {
 
 // ---- gep (whale-upstream §b.4) ------------------------------------------------------------------------------------
 
-fn gep_errors(base: Type, indices: &[ConstValue], result: Type) -> Vec<VerifyError> {
+/// A gep index: the `i64` parameter, the `f32` parameter, or a new constant.
+#[derive(Clone, Copy, Debug)]
+enum Index {
+    Param,
+    Float,
+    I64(i128),
+    U32(u128),
+}
+
+/// Errors of `gep base, indices` with parameters `base` (%v0), `i: i64` (%v1) and `x: f32` (%v2).
+fn gep_errors(base: Type, indices: &[Index], result: Type) -> Vec<VerifyError> {
     body_errors(&[("base", base), ("i", Type::I64), ("x", Type::F32)], |f| {
         let base = f.param_value(0);
         let indices: Vec<ValueId> = indices
             .iter()
-            .map(|&k| match k {
-                // Markers for the non-constant index parameters.
-                ConstValue::Bool(false) => f.param_value(1),
-                ConstValue::Bool(true) => f.param_value(2),
-                k => {
-                    let ty = match k {
-                        ConstValue::U(_) => Type::U32,
-                        _ => Type::I64,
-                    };
-                    f.constant(ty, k)
-                }
+            .map(|&index| match index {
+                Index::Param => f.param_value(1),
+                Index::Float => f.param_value(2),
+                Index::I64(k) => f.const_int(Type::I64, k),
+                Index::U32(k) => f.const_uint(Type::U32, k),
             })
             .collect();
         f.gep(result, base, &indices);
@@ -1390,8 +1404,7 @@ fn gep_errors(base: Type, indices: &[ConstValue], result: Type) -> Vec<VerifyErr
 fn gep_rules() {
     let st = Type::Struct(vec![Type::U8, Type::I64]);
     let arr = Type::array(Type::I32, 4);
-    let (param, float) = (ConstValue::Bool(false), ConstValue::Bool(true));
-    let zero = ConstValue::I(0);
+    let (param, float, zero) = (Index::Param, Index::Float, Index::I64(0));
     let reason = |errs: Vec<VerifyError>| match errs.as_slice() {
         [VerifyError::InvalidGep { index, reason, .. }] => (*index, *reason),
         other => panic!("unexpected errors: {other:#?}"),
@@ -1409,14 +1422,14 @@ fn gep_rules() {
         reason(gep_errors(Type::ptr(arr.clone()), &[zero, float], Type::ptr(Type::I32))),
         (Some(1), "index must be an integer")
     );
-    for field in [param, ConstValue::I(-1)] {
+    for field in [param, Index::I64(-1)] {
         assert_eq!(
             reason(gep_errors(Type::ptr(st.clone()), &[zero, field], Type::ptr(Type::U8))),
             (Some(1), "field index must be a nonnegative integer constant")
         );
     }
     assert_eq!(
-        reason(gep_errors(Type::ptr(st.clone()), &[zero, ConstValue::I(2)], Type::ptr(Type::U8))),
+        reason(gep_errors(Type::ptr(st.clone()), &[zero, Index::I64(2)], Type::ptr(Type::U8))),
         (Some(1), "field index is outside the aggregate type")
     );
     assert_eq!(
@@ -1428,7 +1441,7 @@ fn gep_rules() {
         (Some(2), "further indices require an array, struct, or tuple; GEP does not load pointers")
     );
     // The result must be a pointer to the selected type.
-    let errs = gep_errors(Type::ptr(st.clone()), &[zero, ConstValue::I(1)], Type::ptr(Type::I32));
+    let errs = gep_errors(Type::ptr(st.clone()), &[zero, Index::I64(1)], Type::ptr(Type::I32));
     assert_only!(
         errs,
         VerifyError::OperandTypeMismatch { value, expected, got, .. }
@@ -1439,9 +1452,9 @@ fn gep_rules() {
     for (base, indices, result) in [
         (Type::ptr(arr.clone()), vec![zero, param], Type::ptr(Type::I32)),
         (Type::ptr(arr.clone()), vec![param], Type::ptr(arr.clone())),
-        (Type::ptr(st.clone()), vec![zero, ConstValue::I(1)], Type::ptr(Type::I64)),
-        (Type::ptr(st.clone()), vec![param, ConstValue::U(0)], Type::ptr(Type::U8)),
-        (Type::ptr(tuple.clone()), vec![zero, ConstValue::I(1), param], Type::ptr(Type::I32)),
+        (Type::ptr(st.clone()), vec![zero, Index::I64(1)], Type::ptr(Type::I64)),
+        (Type::ptr(st.clone()), vec![param, Index::U32(0)], Type::ptr(Type::U8)),
+        (Type::ptr(tuple.clone()), vec![zero, Index::I64(1), param], Type::ptr(Type::I32)),
         (Type::ptr(st.clone()), vec![], Type::ptr(st.clone())),
         (Type::ptr(Type::Void), vec![], Type::ptr(Type::Void)),
         (Type::ptr(Type::I8), vec![param], Type::ptr(Type::I8)),
@@ -1500,12 +1513,18 @@ fn entry_block_has_no_predecessors() {
         f.set_insert_point(body);
         f.br(entry);
     });
-    assert_eq!(errors(&m), vec![VerifyError::EntryHasPredecessor { func: f_str("f"), entry: b(0), predecessor: b(1) }]);
+    assert_eq!(
+        errors(&m),
+        vec![VerifyError::EntryHasPredecessor { func: string("f"), entry: b(0), predecessor: b(1) }]
+    );
     let (m, ()) = single(&[], Type::Void, |f| {
         let entry = f.entry_block();
         f.br(entry);
     });
-    assert_eq!(errors(&m), vec![VerifyError::EntryHasPredecessor { func: f_str("f"), entry: b(0), predecessor: b(0) }]);
+    assert_eq!(
+        errors(&m),
+        vec![VerifyError::EntryHasPredecessor { func: string("f"), entry: b(0), predecessor: b(0) }]
+    );
     // Even from an unreachable block.
     let (m, ()) = single(&[], Type::Void, |f| {
         let entry = f.entry_block();
@@ -1514,7 +1533,10 @@ fn entry_block_has_no_predecessors() {
         f.set_insert_point(dead);
         f.br(entry);
     });
-    assert_eq!(errors(&m), vec![VerifyError::EntryHasPredecessor { func: f_str("f"), entry: b(0), predecessor: b(1) }]);
+    assert_eq!(
+        errors(&m),
+        vec![VerifyError::EntryHasPredecessor { func: string("f"), entry: b(0), predecessor: b(1) }]
+    );
 }
 
 /// `f(c: bool) -> i32` whose entry branches on `c` to `then` (b1) and `else` (b2), both going to `join` (b3).
@@ -1543,7 +1565,7 @@ fn uses_must_be_dominated_by_their_definitions() {
     let (m, x) = diamond(|f| f.const_i32(1), |f, &x| f.ret(Some(x)));
     assert_eq!(
         errors(&m),
-        vec![VerifyError::NonDominatingValue { func: f_str("f"), value: x, block: b(3), inst: last(&m, b(3)) }]
+        vec![VerifyError::NonDominatingValue { func: string("f"), value: x, block: b(3), inst: last(&m, b(3)) }]
     );
     // By an ordinary instruction.
     let (m, (x, sum)) = diamond(
@@ -1556,8 +1578,8 @@ fn uses_must_be_dominated_by_their_definitions() {
     assert_eq!(
         errors(&m),
         vec![
-            VerifyError::NonDominatingValue { func: f_str("f"), value: x, block: b(3), inst: def(&m, sum) },
-            VerifyError::NonDominatingValue { func: f_str("f"), value: x, block: b(3), inst: def(&m, sum) },
+            VerifyError::NonDominatingValue { func: string("f"), value: x, block: b(3), inst: def(&m, sum) },
+            VerifyError::NonDominatingValue { func: string("f"), value: x, block: b(3), inst: def(&m, sum) },
         ]
     );
     // A phi input must be available at the end of its predecessor.
@@ -1570,7 +1592,7 @@ fn uses_must_be_dominated_by_their_definitions() {
     );
     assert_eq!(
         errors(&m),
-        vec![VerifyError::NonDominatingValue { func: f_str("f"), value: x, block: b(2), inst: def(&m, phi) }]
+        vec![VerifyError::NonDominatingValue { func: string("f"), value: x, block: b(2), inst: def(&m, phi) }]
     );
 }
 
@@ -1586,7 +1608,7 @@ fn same_block_uses_must_follow_the_definition() {
     });
     assert_eq!(
         errors(&m),
-        vec![VerifyError::NonDominatingValue { func: f_str("f"), value: later, block: b(0), inst: def(&m, early) }]
+        vec![VerifyError::NonDominatingValue { func: string("f"), value: later, block: b(0), inst: def(&m, early) }]
     );
     // An instruction cannot use its own result.
     let (m, own) = single(&[], Type::I32, |f| {
@@ -1599,8 +1621,8 @@ fn same_block_uses_must_follow_the_definition() {
     assert_eq!(
         errors(&m),
         vec![
-            VerifyError::NonDominatingValue { func: f_str("f"), value: own, block: b(0), inst },
-            VerifyError::NonDominatingValue { func: f_str("f"), value: own, block: b(0), inst },
+            VerifyError::NonDominatingValue { func: string("f"), value: own, block: b(0), inst },
+            VerifyError::NonDominatingValue { func: string("f"), value: own, block: b(0), inst },
         ]
     );
 }
@@ -1619,7 +1641,7 @@ fn values_of_unreachable_blocks_do_not_dominate_reachable_uses() {
     });
     assert_eq!(
         errors(&m),
-        vec![VerifyError::NonDominatingValue { func: f_str("f"), value: y, block: join, inst: last(&m, join) }]
+        vec![VerifyError::NonDominatingValue { func: string("f"), value: y, block: join, inst: last(&m, join) }]
     );
 }
 
@@ -1636,12 +1658,12 @@ fn constant_references_and_indirect_callees_are_uses() {
     );
     assert_eq!(
         errors(&m),
-        vec![VerifyError::NonDominatingValue { func: f_str("f"), value: k, block: b(3), inst: def(&m, decl) }]
+        vec![VerifyError::NonDominatingValue { func: string("f"), value: k, block: b(3), inst: def(&m, decl) }]
     );
     // The callee of an indirect call must dominate the call.
     let mut mb = builder();
     let target = mb
-        .declare_function("t", FunctionSignature::whale(vec![], Type::I32), Linkage::External, Some(f_str("t")))
+        .declare_function("t", FunctionSignature::whale(vec![], Type::I32), Linkage::External, Some(string("t")))
         .unwrap();
     let mut f = mb.begin_function("f", params(&[("c", Type::Bool)]), Type::I32);
     let c = f.param_value(0);
@@ -1657,14 +1679,14 @@ fn constant_references_and_indirect_callees_are_uses() {
     let m = mb.finish();
     assert_eq!(
         errors(&m),
-        vec![VerifyError::NonDominatingValue { func: f_str("f"), value: pointer, block: join, inst: def(&m, result) }]
+        vec![VerifyError::NonDominatingValue { func: string("f"), value: pointer, block: join, inst: def(&m, result) }]
     );
 }
 
 // ---- phi rules -----------------------------------------------------------------------------------------------------
 
 fn invalid_phi(m: &Module, block: BlockId, phi: ValueId, reason: &'static str) -> VerifyError {
-    VerifyError::InvalidPhi { func: f_str("f"), block, value: phi, reason, inst: def(m, phi) }
+    VerifyError::InvalidPhi { func: string("f"), block, value: phi, reason, inst: def(m, phi) }
 }
 
 /// `f(c: bool) -> i32`: entry (b0) defines `%v1 = const i32 7`, then `shape` builds the rest and returns the phi.
@@ -1787,9 +1809,9 @@ fn phi_types() {
         errors(&m),
         vec![
             // Structure (the return) is checked before the CFG pass (the phi).
-            VerifyError::RetTypeMismatch { func: f_str("f"), expected: Type::I32, got: None, inst: last(&m, b(1)) },
+            VerifyError::RetTypeMismatch { func: string("f"), expected: Type::I32, got: None, inst: last(&m, b(1)) },
             VerifyError::OperandTypeMismatch {
-                func: f_str("f"),
+                func: string("f"),
                 value: v(1),
                 expected: Type::I64,
                 got: Type::I32,
@@ -1809,7 +1831,7 @@ fn phi_types() {
     assert_eq!(
         errors(&m),
         vec![VerifyError::InvalidInstructionType {
-            func: f_str("f"),
+            func: string("f"),
             operation: "phi",
             ty: Type::Void,
             inst: def(&m, phi)
@@ -1952,7 +1974,7 @@ fn every_instruction_kind_verifies_in_a_valid_module() {
     let mut mb = builder();
     let sig = FunctionSignature::whale(vec![Type::I32], Type::I32);
     let id = mb.declare_function("id", sig, Linkage::Internal, None).unwrap();
-    let mut f = mb.begin_declared_function(id, vec![f_str("x")]).unwrap();
+    let mut f = mb.begin_declared_function(id, vec![string("x")]).unwrap();
     let x = f.param_value(0);
     let slot = f.alloca_in_entry(Type::array(Type::I32, 4), 16);
     let zero = f.const_i64(0);
