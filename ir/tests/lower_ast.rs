@@ -1578,6 +1578,16 @@ mod round_trip {
     use proptest::collection::vec;
     use proptest::prelude::*;
 
+    /// A fixed seed keeps runs deterministic; no regression files are written.
+    fn config(cases: u32) -> ProptestConfig {
+        ProptestConfig {
+            cases,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed_2a57),
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        }
+    }
+
     fn name() -> impl Strategy<Value = String> {
         prop_oneof![3 => "[a-z]{1,6}", 1 => any::<String>()]
     }
@@ -1723,7 +1733,7 @@ mod round_trip {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+        #![proptest_config(config(128))]
 
         #[test]
         fn encode_then_decode_is_identity(p in program()) {
@@ -1735,11 +1745,121 @@ mod round_trip {
 
         #[test]
         fn lowering_never_panics(p in program()) {
-            // Whatever the outcome, lowering returns; a lowered module verifies or
-            // reports a structured error.
+            // Arbitrary programs mostly fail to lower; whatever the outcome, lowering returns.
             if let Ok(module) = lower(&p) {
                 let _ = ir::verify_module(&module);
             }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(config(256))]
+
+        #[test]
+        fn lowered_programs_verify(p in small::program()) {
+            // Programs over a few names and scalar types often lower; every one that does verifies.
+            if let Ok(module) = lower(&p) {
+                if let Err(e) = ir::verify_module(&module) {
+                    return Err(TestCaseError::fail(format!("{e}\n{}", ir::print_module(&module))));
+                }
+            }
+        }
+    }
+
+    /// Programs over three parameters, one global, two functions, mostly `i32`
+    /// values and well-formed literals: many of them lower.
+    mod small {
+        use super::*;
+
+        fn name() -> impl Strategy<Value = String> {
+            prop_oneof![Just("a"), Just("b"), Just("c"), Just("G")].prop_map(String::from)
+        }
+
+        fn ty() -> impl Strategy<Value = Type> {
+            prop_oneof![
+                24 => Just(int(32, true)),
+                1 => Just(int(8, false)),
+                1 => Just(Type::Bool),
+                1 => Just(Type::Float { bits: 64 }),
+            ]
+        }
+
+        fn literal() -> impl Strategy<Value = Expr> {
+            prop_oneof![
+                24 => any::<i32>().prop_map(|v| lit(32, true, &v.to_string())),
+                1 => any::<u8>().prop_map(|v| lit(8, false, &v.to_string())),
+                1 => any::<bool>().prop_map(blit),
+                1 => any::<u64>().prop_map(|v| flit(64, &format!("0x{v:016x}"))),
+            ]
+        }
+
+        fn literal_of(ty: &Type) -> Expr {
+            match ty {
+                Type::Bool => blit(true),
+                Type::Float { .. } => flit(64, "0x3ff0000000000000"),
+                Type::Int { signed: false, .. } => lit(8, false, "7"),
+                _ => i32v(-3),
+            }
+        }
+
+        fn expr() -> impl Strategy<Value = Expr> {
+            let leaf = prop_oneof![3 => name().prop_map(Expr::Var), 2 => literal()];
+            leaf.prop_recursive(3, 12, 2, |inner| {
+                prop_oneof![
+                    3 => (inner.clone(), binary_op(), inner.clone())
+                        .prop_map(|(l, op, r)| bin(l, op, r)),
+                    1 => (prop_oneof![Just("f"), Just("g")], vec(inner, 3)).prop_map(|(n, args)| call(n, args)),
+                ]
+            })
+        }
+
+        fn condition() -> impl Strategy<Value = Expr> {
+            (expr(), cmp_op(), expr()).prop_map(|(l, op, r)| cmp(l, op, r))
+        }
+
+        /// A constant expression: literals, the global and earlier constants.
+        fn const_init() -> impl Strategy<Value = Expr> {
+            let leaf = prop_oneof![literal(), Just(var("G")), Just(var("a"))];
+            leaf.prop_recursive(2, 6, 2, |inner| {
+                (inner.clone(), binary_op(), inner).prop_map(|(l, op, r)| bin(l, op, r))
+            })
+        }
+
+        fn stmt() -> impl Strategy<Value = Stmt> {
+            let leaf = prop_oneof![
+                2 => proptest::option::of(expr()).prop_map(Stmt::Return),
+                1 => (name(), ty(), const_init()).prop_map(|(name, ty, init)| Stmt::ConstDecl { name, ty, init }),
+                2 => (name(), ty(), proptest::option::of(expr()))
+                    .prop_map(|(name, ty, init)| Stmt::VarDecl { name, ty, init }),
+                3 => (name(), expr()).prop_map(|(name, value)| Stmt::Assign { name, value }),
+                2 => expr().prop_map(Stmt::ExprStmt),
+                1 => Just(Stmt::Break),
+                1 => Just(Stmt::Continue),
+            ];
+            leaf.prop_recursive(3, 24, 4, |inner| {
+                prop_oneof![
+                    (condition(), vec(inner.clone(), 0..4), vec(inner.clone(), 0..3))
+                        .prop_map(|(cond, then_body, else_body)| Stmt::If { cond, then_body, else_body }),
+                    (condition(), vec(inner, 0..4)).prop_map(|(cond, body)| Stmt::While { cond, body }),
+                ]
+            })
+        }
+
+        pub(super) fn program() -> impl Strategy<Value = Program> {
+            let function = |name: &'static str| {
+                (vec(ty(), 3), prop_oneof![1 => Just(Type::Void), 4 => ty()], vec(stmt(), 0..6)).prop_map(
+                    move |(params, ret, body)| {
+                        let params = ["a", "b", "c"].into_iter().zip(params).collect();
+                        super::super::func(name, params, ret, body)
+                    },
+                )
+            };
+            (function("f"), function("g"), ty()).prop_map(|(f, g, ty)| {
+                let mut p = super::super::program(vec![f, g]);
+                let init = literal_of(&ty);
+                p.globals.push(super::super::global("G", ty, init));
+                p
+            })
         }
     }
 }
