@@ -179,6 +179,9 @@ pub fn decode_with_limit(src: &str, max_input_bytes: usize) -> Result<Program, D
 /// `semantics_version`, `features`, `program`), unit variants as plain strings
 /// and absent options as `null`, with no trailing newline.
 /// `decode(&encode(p)) == Ok(p)`.
+///
+/// Serialization recurses once per AST level; programs that came from
+/// [`decode`] are at most 128 JSON levels deep.
 pub fn encode(program: &Program) -> String {
     let envelope =
         EnvelopeRef { format_version: AST_FORMAT_VERSION, semantics_version: SEMANTICS_VERSION, features: [], program };

@@ -17,6 +17,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::build_error::CallError;
 use crate::builder::{FunctionBuilder, ModuleBuilder};
 use crate::const_expr::ConstRef;
 use crate::constant::ConstValue;
@@ -76,7 +77,7 @@ pub fn lower_o0(program: &Program, target: &str, layout: DataLayout) -> Result<M
     for decl in &program.declarations {
         if convert::linkage(decl.linkage) == Linkage::Internal && !defined.contains(decl.name.as_str()) {
             let id = mb.function_id(&decl.name)?;
-            return Err(crate::build_error::CallError::MissingDefinition(id).into());
+            return Err(CallError::MissingDefinition(id).into());
         }
     }
 
