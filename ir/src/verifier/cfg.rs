@@ -38,24 +38,25 @@ pub(super) struct Scratch {
     last: Vec<u32>,
     stack: Vec<(u32, u32)>,
     operands: Vec<ValueId>,
+    phi_stamp: u32,
+    past_phis: bool,
 }
 
 impl Scratch {
-    pub(super) fn check(&mut self, ctx: &mut Ctx<'_>, f: &Function<'_>) {
-        self.build_edges(ctx, f);
-        self.entry_predecessors(ctx, f);
+    /// Builds the CFG of `f` (whose blocks end in terminators with targets
+    /// inside `f`), its reverse postorder, dominators and their numbering.
+    pub(super) fn graph(&mut self, m: &crate::Module, f: &Function<'_>) {
+        self.build_edges(m, f);
         self.reverse_postorder(f);
         self.dominators();
         self.dominator_tree_numbers();
-        self.uses(ctx, f);
     }
 
-    fn local_of(&self, ctx: &Ctx<'_>, f: &Function<'_>, b: BlockId) -> Option<u32> {
-        (ctx.m.block_function(b) == Some(f.index)).then(|| self.local[b.index()])
+    fn local_of(&self, m: &crate::Module, f: &Function<'_>, b: BlockId) -> Option<u32> {
+        (m.block_function(b) == Some(f.index)).then(|| self.local[b.index()])
     }
 
-    fn build_edges(&mut self, ctx: &Ctx<'_>, f: &Function<'_>) {
-        let m = ctx.m;
+    fn build_edges(&mut self, m: &crate::Module, f: &Function<'_>) {
         let n = f.blocks.len();
         if self.local.len() < m.block_id_bound() {
             self.local.resize(m.block_id_bound(), UNDEF);
@@ -105,7 +106,7 @@ impl Scratch {
         &self.preds[self.pred_start[b] as usize..self.pred_start[b + 1] as usize]
     }
 
-    fn entry_predecessors(&mut self, ctx: &mut Ctx<'_>, f: &Function<'_>) {
+    pub(super) fn entry_predecessors(&mut self, ctx: &mut Ctx<'_>, f: &Function<'_>) {
         let entry = self.local[f.entry.index()] as usize;
         for &p in self.preds_of(entry) {
             ctx.errors.push(VerifyError::EntryHasPredecessor {
@@ -218,55 +219,61 @@ impl Scratch {
         Dominance { local: &self.local, pre: &self.pre, last: &self.last }
     }
 
-    fn uses(&mut self, ctx: &mut Ctx<'_>, f: &Function<'_>) {
-        let m = ctx.m;
+    /// Resets the per-function state of the instruction walk.
+    pub(super) fn begin_uses(&mut self, f: &Function<'_>) {
         let n = f.blocks.len();
         reset(&mut self.mark, n, UNDEF);
         reset(&mut self.seen, n, UNDEF);
-        let mut phi_stamp = 0u32;
-        for (local, &block) in f.blocks.iter().enumerate() {
-            let reachable = self.pre[local] != UNDEF;
-            for k in self.pred_start[local]..self.pred_start[local + 1] {
-                let p = self.preds[k as usize];
-                self.mark[p as usize] = local as u32;
-            }
+        self.phi_stamp = 0;
+    }
+
+    /// Enters local block `local`: marks its predecessors for the phi rules.
+    pub(super) fn begin_block(&mut self, local: usize) {
+        for k in self.pred_start[local]..self.pred_start[local + 1] {
+            let p = self.preds[k as usize];
+            self.mark[p as usize] = local as u32;
+        }
+        self.past_phis = false;
+    }
+
+    /// Dominance of one instruction's operands, or the phi rules for a phi.
+    #[inline]
+    pub(super) fn inst(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        f: &Function<'_>,
+        (local, block): (usize, BlockId),
+        inst: InstId,
+        data: &InstData,
+    ) {
+        let m = ctx.m;
+        if let InstData::Phi { inputs } = *data {
+            self.phi_stamp += 1;
             let pred_count = self.preds_of(local).len();
-            let mut past_phis = false;
-            let (insts, _, start) = m.block_slices(block);
-            for (i, data) in insts.iter().enumerate() {
-                let inst = InstId::from_u32(start + i as u32);
-                if let InstData::Phi { inputs } = *data {
-                    phi_stamp += 1;
-                    self.phi(ctx, f, (local, block), inst, m.list(inputs), past_phis, pred_count, phi_stamp);
-                    continue;
-                }
-                past_phis = true;
-                if !reachable {
-                    continue;
-                }
-                let at = Some(inst.as_u32());
-                let dom = Dominance { local: &self.local, pre: &self.pre, last: &self.last };
-                let mut check = |value: ValueId| {
-                    if let Some(def) = ctx.def_in(value, f.index) {
-                        if !dom.available(def, local, at) {
-                            ctx.errors.push(VerifyError::NonDominatingValue {
-                                func: f.name.to_string(),
-                                value,
-                                block,
-                                inst,
-                            });
-                        }
-                    }
-                };
-                data.for_each_value(&m.pool, &mut check);
-                if let InstData::ConstDecl { decl } = *data {
-                    let mut operands = std::mem::take(&mut self.operands);
-                    operands.clear();
-                    local_references(m.const_decl(decl).expr, &mut operands);
-                    operands.iter().for_each(|&v| check(v));
-                    self.operands = operands;
+            self.phi(ctx, f, (local, block), inst, m.list(inputs), self.past_phis, pred_count, self.phi_stamp);
+            return;
+        }
+        self.past_phis = true;
+        if self.pre[local] == UNDEF {
+            // Uses in unreachable blocks are exempt from dominance.
+            return;
+        }
+        let at = Some(inst.as_u32());
+        let dom = Dominance { local: &self.local, pre: &self.pre, last: &self.last };
+        let mut check = |value: ValueId| {
+            if let Some(def) = ctx.def_in(value, f.index) {
+                if !dom.available(def, local, at) {
+                    ctx.errors.push(VerifyError::NonDominatingValue { func: f.name.to_string(), value, block, inst });
                 }
             }
+        };
+        data.for_each_value(&m.pool, &mut check);
+        if let InstData::ConstDecl { decl } = *data {
+            let mut operands = std::mem::take(&mut self.operands);
+            operands.clear();
+            local_references(m.const_decl(decl).expr, &mut operands);
+            operands.iter().for_each(|&v| check(v));
+            self.operands = operands;
         }
     }
 
@@ -314,7 +321,7 @@ impl Scratch {
         let mut matched = 0usize;
         for pair in inputs.chunks_exact(2) {
             let (v, pb) = (ValueId::from_u32(pair[0]), BlockId::from_u32(pair[1]));
-            let Some(p) = self.local_of(ctx, f, pb) else {
+            let Some(p) = self.local_of(m, f, pb) else {
                 ctx.errors.push(invalid("phi names an unknown predecessor"));
                 return;
             };

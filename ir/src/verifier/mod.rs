@@ -8,7 +8,10 @@
 //! expressions → CFG, dominance and phis → operand types and calls.
 //!
 //! Each pass pushes every error it finds and goes on; a function whose structure
-//! is broken skips the later passes (they would index garbage). Dominators use
+//! is broken skips the later passes (they would index garbage). The three
+//! per-instruction passes of a function share one walk over its instructions
+//! (one pass over memory instead of three), with their errors kept apart so the
+//! reported order is still upstream's. Dominators use
 //! Cooper–Harvey–Kennedy over reverse postorder with O(1) dominance queries
 //! (see [`cfg`]). Verification never mutates the module; scratch tables are
 //! allocated once per module.
@@ -55,13 +58,16 @@ pub(crate) struct DefSite {
 
 const UNDEFINED: DefSite = DefSite { func: VACANT, block: VACANT, inst: VACANT };
 
-pub(crate) struct Ctx<'m> {
-    pub m: &'m Module,
-    pub errors: Vec<VerifyError>,
-    pub defs: Vec<DefSite>,
+/// What every check reads and where it reports. The fused per-function walk
+/// makes one `Ctx` per error category so that each category keeps its place
+/// in the reported order.
+pub(crate) struct Ctx<'a> {
+    pub m: &'a Module,
+    pub errors: &'a mut Vec<VerifyError>,
+    pub defs: &'a [DefSite],
 }
 
-impl<'m> Ctx<'m> {
+impl Ctx<'_> {
     pub fn ty(&self, id: crate::entity::TypeId) -> Type {
         self.m.ty(id)
     }
@@ -74,29 +80,74 @@ impl<'m> Ctx<'m> {
 }
 
 fn run(m: &Module) -> Vec<VerifyError> {
-    let mut ctx = Ctx { m, errors: Vec::new(), defs: Vec::new() };
-    ctx.errors.extend(m.build_errors().iter().cloned().map(VerifyError::Build));
-    record_definitions(&mut ctx);
+    let mut errors: Vec<VerifyError> = m.build_errors().iter().cloned().map(VerifyError::Build).collect();
+    let defs = record_definitions(m);
+    let mut ctx = Ctx { m, errors: &mut errors, defs: &defs };
     module_rules::forbidden_and_layout(&mut ctx);
     module_rules::target(&mut ctx);
     module_rules::globals(&mut ctx);
     module_rules::declarations(&mut ctx);
-    let mut cfg = cfg::Scratch::default();
+    let mut scratch = FunctionScratch::default();
     for index in 0..m.function_count() {
         let f = m.function_at(index);
-        if !structure::check(&mut ctx, &f) {
-            continue;
-        }
-        consts::check(&mut ctx, &f);
-        cfg.check(&mut ctx, &f);
-        operands::check(&mut ctx, &f);
+        verify_function(&mut ctx, &f, &mut scratch);
     }
-    ctx.errors
+    errors
 }
 
-/// Fills the def-site table: one linear walk over parameters and results.
-fn record_definitions(ctx: &mut Ctx<'_>) {
-    let m = ctx.m;
+/// Per-module scratch for the function walk, reused across functions.
+#[derive(Default)]
+struct FunctionScratch {
+    cfg: cfg::Scratch,
+    structure: Vec<VerifyError>,
+    dominance: Vec<VerifyError>,
+    types: Vec<VerifyError>,
+}
+
+/// One function: block structure, then the CFG, then a single walk over the
+/// instructions that checks definedness and values (structure), dominance and
+/// phis (CFG) and operand types and calls at once. Errors are kept per category
+/// and reported in upstream's pass order; a function with structural errors
+/// reports only those, because the later rules would judge garbage.
+fn verify_function(ctx: &mut Ctx<'_>, f: &crate::module::Function<'_>, s: &mut FunctionScratch) {
+    let (m, defs) = (ctx.m, ctx.defs);
+    if !structure::blocks(ctx, f) {
+        return;
+    }
+    s.cfg.graph(m, f);
+    s.structure.clear();
+    s.dominance.clear();
+    s.types.clear();
+    s.cfg.begin_uses(f);
+    for (local, &block) in f.blocks.iter().enumerate() {
+        s.cfg.begin_block(local);
+        let (insts, results, start) = m.block_slices(block);
+        let last = insts.len().saturating_sub(1);
+        for (i, (data, result)) in insts.iter().zip(results).enumerate() {
+            let inst = InstId::from_u32(start + i as u32);
+            structure::inst(&mut Ctx { m, errors: &mut s.structure, defs }, f, block, inst, data, i == last);
+            s.cfg.inst(&mut Ctx { m, errors: &mut s.dominance, defs }, f, (local, block), inst, data);
+            operands::inst(&mut Ctx { m, errors: &mut s.types, defs }, f, inst, result.expand(), data);
+        }
+    }
+    // Undefined operands and misplaced terminators make the later rules judge
+    // garbage; value errors (constants, conditions, switches, returns) do not.
+    let unsound = s
+        .structure
+        .iter()
+        .any(|e| matches!(e, VerifyError::UseOfUndefinedValue { .. } | VerifyError::MisplacedTerminator { .. }));
+    ctx.errors.append(&mut s.structure);
+    if unsound {
+        return;
+    }
+    consts::check(ctx, f);
+    s.cfg.entry_predecessors(ctx, f);
+    ctx.errors.append(&mut s.dominance);
+    ctx.errors.append(&mut s.types);
+}
+
+/// The def-site table: one linear walk over parameters and results.
+fn record_definitions(m: &Module) -> Vec<DefSite> {
     let mut defs = vec![UNDEFINED; m.value_id_bound()];
     for f in m.functions() {
         for p in f.params {
@@ -118,7 +169,7 @@ fn record_definitions(ctx: &mut Ctx<'_>) {
             }
         }
     }
-    ctx.defs = defs;
+    defs
 }
 
 /// The first result-carrying value of an instruction, for error messages.

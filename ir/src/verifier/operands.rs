@@ -11,18 +11,13 @@ use crate::opcode::{CmpOp, FCmpPred, ICmpPred, Opcode};
 use crate::signature::validate_signature;
 use crate::types::{Type, TypeKey};
 
-pub(super) fn check(ctx: &mut Ctx<'_>, f: &Function<'_>) {
-    let m = ctx.m;
-    for &block in f.blocks {
-        let (insts, results, start) = m.block_slices(block);
-        for (i, (data, result)) in insts.iter().zip(results).enumerate() {
-            let inst = InstId::from_u32(start + i as u32);
-            let mut c = InstCheck { ctx, f, inst, result: result.expand() };
-            c.operands(data);
-            if matches!(data, InstData::FuncRef { .. } | InstData::Call { .. } | InstData::CallIndirect { .. }) {
-                c.calls(data);
-            }
-        }
+/// Operand and call rules of one instruction.
+#[inline]
+pub(super) fn inst(ctx: &mut Ctx<'_>, f: &Function<'_>, inst: InstId, result: Option<ValueId>, data: &InstData) {
+    let mut c = InstCheck { ctx, f, inst, result };
+    c.operands(data);
+    if matches!(data, InstData::FuncRef { .. } | InstData::Call { .. } | InstData::CallIndirect { .. }) {
+        c.calls(data);
     }
 }
 

@@ -10,9 +10,9 @@ use crate::entity::{BlockId, ConstId, EntityRef, InstId, TypeId, ValueId};
 use crate::inst::InstData;
 use crate::module::Function;
 
-/// Returns whether the function is sound enough for the later passes (blocks,
-/// targets and operands all resolve inside it).
-pub(super) fn check(ctx: &mut Ctx<'_>, f: &Function<'_>) -> bool {
+/// The entry block, block ownership, and a terminator with targets inside the
+/// function at the end of every block. Returns whether the CFG can be built.
+pub(super) fn blocks(ctx: &mut Ctx<'_>, f: &Function<'_>) -> bool {
     let m = ctx.m;
     let func = || f.name.to_string();
     let mut sound = true;
@@ -32,16 +32,9 @@ pub(super) fn check(ctx: &mut Ctx<'_>, f: &Function<'_>) -> bool {
     let own_block = |b: BlockId| m.block_function(b) == Some(f.index);
     for &block in f.blocks {
         let (insts, _, start) = m.block_slices(block);
-        let count = insts.len();
-        let mut terminated = false;
-        for (position, data) in insts.iter().enumerate() {
-            let inst = InstId::from_u32(start + position as u32);
-            if data.is_terminator() {
-                terminated = true;
-                if position + 1 != count {
-                    ctx.errors.push(VerifyError::MisplacedTerminator { func: func(), block, inst });
-                    sound = false;
-                }
+        match insts.last() {
+            Some(data) if data.is_terminator() => {
+                let inst = InstId::from_u32(start + insts.len() as u32 - 1);
                 data.for_each_successor(&m.pool, |target| {
                     if !own_block(target) {
                         ctx.errors.push(VerifyError::InvalidBranchTarget { func: func(), block, target, inst });
@@ -49,32 +42,50 @@ pub(super) fn check(ctx: &mut Ctx<'_>, f: &Function<'_>) -> bool {
                     }
                 });
             }
-            data.for_each_value(&m.pool, |value| {
-                if ctx.def_in(value, f.index).is_none() {
-                    ctx.errors.push(VerifyError::UseOfUndefinedValue { func: func(), value, inst });
-                    sound = false;
+            _ => {
+                // A terminator followed by more instructions, or none at all.
+                match insts.iter().position(InstData::is_terminator) {
+                    Some(i) => {
+                        let inst = InstId::from_u32(start + i as u32);
+                        ctx.errors.push(VerifyError::MisplacedTerminator { func: func(), block, inst });
+                    }
+                    None => {
+                        let name = m.block_name(block).to_string();
+                        ctx.errors.push(VerifyError::UnterminatedBlock { func: func(), block, name });
+                    }
                 }
-            });
-            if matches!(
-                data,
-                InstData::Const { .. }
-                    | InstData::ConstWide { .. }
-                    | InstData::Select { .. }
-                    | InstData::TrapIf { .. }
-                    | InstData::Cbr { .. }
-                    | InstData::Switch { .. }
-                    | InstData::Ret { .. }
-            ) {
-                values_and_terminators(ctx, f, block, inst, data);
+                sound = false;
             }
-        }
-        if !terminated {
-            let name = m.block_name(block).to_string();
-            ctx.errors.push(VerifyError::UnterminatedBlock { func: func(), block, name });
-            sound = false;
         }
     }
     sound
+}
+
+/// Per instruction: a terminator only at the end, operands defined in this
+/// function, `const` payloads, conditions, switches and returns.
+#[inline]
+pub(super) fn inst(ctx: &mut Ctx<'_>, f: &Function<'_>, block: BlockId, inst: InstId, data: &InstData, is_last: bool) {
+    let m = ctx.m;
+    if !is_last && data.is_terminator() {
+        ctx.errors.push(VerifyError::MisplacedTerminator { func: f.name.to_string(), block, inst });
+    }
+    data.for_each_value(&m.pool, |value| {
+        if ctx.def_in(value, f.index).is_none() {
+            ctx.errors.push(VerifyError::UseOfUndefinedValue { func: f.name.to_string(), value, inst });
+        }
+    });
+    if matches!(
+        data,
+        InstData::Const { .. }
+            | InstData::ConstWide { .. }
+            | InstData::Select { .. }
+            | InstData::TrapIf { .. }
+            | InstData::Cbr { .. }
+            | InstData::Switch { .. }
+            | InstData::Ret { .. }
+    ) {
+        values_and_terminators(ctx, f, block, inst, data);
+    }
 }
 
 fn values_and_terminators(
