@@ -40,6 +40,7 @@ pub(super) struct Scratch {
     operands: Vec<ValueId>,
     phi_stamp: u32,
     past_phis: bool,
+    fill: Vec<u32>,
 }
 
 impl Scratch {
@@ -92,7 +93,9 @@ impl Scratch {
             self.pred_start[i + 1] += self.pred_start[i];
         }
         reset(&mut self.preds, self.succs.len(), 0);
-        let mut fill = self.pred_start.clone();
+        let fill = &mut self.fill;
+        fill.clear();
+        fill.extend_from_slice(&self.pred_start);
         for b in 0..n {
             for k in self.succ_start[b]..self.succ_start[b + 1] {
                 let s = self.succs[k as usize] as usize;
@@ -191,7 +194,9 @@ impl Scratch {
             self.child_start[r + 1] += self.child_start[r];
         }
         reset(&mut self.children, count.saturating_sub(1), 0);
-        let mut fill = self.child_start.clone();
+        let fill = &mut self.fill;
+        fill.clear();
+        fill.extend_from_slice(&self.child_start);
         for r in 1..count {
             let parent = self.idom[r] as usize;
             self.children[fill[parent] as usize] = r as u32;
@@ -236,11 +241,14 @@ impl Scratch {
         self.past_phis = false;
     }
 
-    /// Dominance of one instruction's operands, or the phi rules for a phi.
+    /// For a phi, the phi rules; otherwise each operand must be defined in the
+    /// function (reported to `structure`, the structure pass's errors) and, in a
+    /// reachable block, dominate the instruction.
     #[inline]
     pub(super) fn inst(
         &mut self,
         ctx: &mut Ctx<'_>,
+        structure: &mut Vec<VerifyError>,
         f: &Function<'_>,
         (local, block): (usize, BlockId),
         inst: InstId,
@@ -254,16 +262,15 @@ impl Scratch {
             return;
         }
         self.past_phis = true;
-        if self.pre[local] == UNDEF {
-            // Uses in unreachable blocks are exempt from dominance.
-            return;
-        }
+        // Uses in unreachable blocks are exempt from dominance.
+        let reachable = self.pre[local] != UNDEF;
         let at = Some(inst.as_u32());
         let dom = Dominance { local: &self.local, pre: &self.pre, last: &self.last };
-        let mut check = |value: ValueId| {
-            if let Some(def) = ctx.def_in(value, f.index) {
-                if !dom.available(def, local, at) {
-                    ctx.errors.push(VerifyError::NonDominatingValue { func: f.name.to_string(), value, block, inst });
+        let mut check = |value: ValueId| match ctx.def_in(value, f.index) {
+            None => super::structure::undefined(&mut Ctx { m, errors: structure, defs: ctx.defs }, f, value, inst),
+            Some(def) => {
+                if reachable && !dom.available(def, local, at) {
+                    non_dominating(ctx, f, value, block, inst);
                 }
             }
         };
@@ -272,7 +279,15 @@ impl Scratch {
             let mut operands = std::mem::take(&mut self.operands);
             operands.clear();
             local_references(m.const_decl(decl).expr, &mut operands);
-            operands.iter().for_each(|&v| check(v));
+            for &v in &operands {
+                // Local references are ordinary uses for dominance; their
+                // existence is the constant-expression checker's business.
+                if let Some(def) = ctx.def_in(v, f.index) {
+                    if reachable && !dom.available(def, local, at) {
+                        non_dominating(ctx, f, v, block, inst);
+                    }
+                }
+            }
             self.operands = operands;
         }
     }
@@ -395,6 +410,12 @@ impl Dominance<'_> {
         }
         self.dominates(def_local, block)
     }
+}
+
+#[cold]
+#[inline(never)]
+fn non_dominating(ctx: &mut Ctx<'_>, f: &Function<'_>, value: ValueId, block: BlockId, inst: InstId) {
+    ctx.errors.push(VerifyError::NonDominatingValue { func: f.name.to_string(), value, block, inst });
 }
 
 fn intersect(idom: &[u32], mut a: u32, mut b: u32) -> u32 {

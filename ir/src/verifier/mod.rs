@@ -126,7 +126,7 @@ fn verify_function(ctx: &mut Ctx<'_>, f: &crate::module::Function<'_>, s: &mut F
         for (i, (data, result)) in insts.iter().zip(results).enumerate() {
             let inst = InstId::from_u32(start + i as u32);
             structure::inst(&mut Ctx { m, errors: &mut s.structure, defs }, f, block, inst, data, i == last);
-            s.cfg.inst(&mut Ctx { m, errors: &mut s.dominance, defs }, f, (local, block), inst, data);
+            s.cfg.inst(&mut Ctx { m, errors: &mut s.dominance, defs }, &mut s.structure, f, (local, block), inst, data);
             operands::inst(&mut Ctx { m, errors: &mut s.types, defs }, f, inst, result.expand(), data);
         }
     }

@@ -180,6 +180,8 @@ pub(super) fn declarations(ctx: &mut Ctx<'_>) {
         }
     }
     let call = |func: &str, reason: CallError| VerifyError::Call { func: func.to_string(), reason, inst: None };
+    let mut sig_checked = vec![false; m.types.sig_count()];
+    let mut sig_errors: Vec<Option<CallError>> = vec![None; m.types.sig_count()];
     let mut decl_names = FxHashSet::default();
     let mut decl_ids = FxHashSet::default();
     let mut link_names = FxHashSet::default();
@@ -200,7 +202,13 @@ pub(super) fn declarations(ctx: &mut Ctx<'_>) {
                 ctx.errors.push(call(d.name, CallError::LinkNameCollision(l.to_string())));
             }
         }
-        if let Err(reason) = validate_signature(&m.types, d.sig) {
+        // Declarations share few signatures: validate each once.
+        let known = &mut sig_checked[d.sig.index()];
+        if !*known {
+            *known = true;
+            sig_errors[d.sig.index()] = validate_signature(&m.types, d.sig).err();
+        }
+        if let Some(reason) = sig_errors[d.sig.index()].clone() {
             ctx.errors.push(call(d.name, reason));
         }
     }

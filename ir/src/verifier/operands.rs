@@ -41,6 +41,8 @@ impl InstCheck<'_, '_, '_> {
         self.result.map_or(TypeId::VOID, |v| self.ty_of(v))
     }
 
+    #[cold]
+    #[inline(never)]
     fn invalid_type(&mut self, operation: &'static str, ty: TypeId) {
         let e =
             VerifyError::InvalidInstructionType { func: self.func(), operation, ty: self.ctx.ty(ty), inst: self.inst };
@@ -48,11 +50,19 @@ impl InstCheck<'_, '_, '_> {
     }
 
     /// `value` must have type `expected`.
+    #[inline]
     fn expect(&mut self, value: ValueId, expected: TypeId) -> bool {
         let got = self.ty_of(value);
         if got == expected {
             return true;
         }
+        self.operand_mismatch(value, expected, got);
+        false
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn operand_mismatch(&mut self, value: ValueId, expected: TypeId, got: TypeId) {
         let e = VerifyError::OperandTypeMismatch {
             func: self.func(),
             value,
@@ -61,7 +71,6 @@ impl InstCheck<'_, '_, '_> {
             inst: self.inst,
         };
         self.ctx.errors.push(e);
-        false
     }
 
     /// `value` must have type `ptr<pointee>`. The message spells that type even when

@@ -61,7 +61,7 @@ pub(super) fn blocks(ctx: &mut Ctx<'_>, f: &Function<'_>) -> bool {
     sound
 }
 
-/// Per instruction: a terminator only at the end, operands defined in this
+/// Per instruction: a terminator only at the end, phi inputs defined in this
 /// function, `const` payloads, conditions, switches and returns.
 #[inline]
 pub(super) fn inst(ctx: &mut Ctx<'_>, f: &Function<'_>, block: BlockId, inst: InstId, data: &InstData, is_last: bool) {
@@ -69,11 +69,15 @@ pub(super) fn inst(ctx: &mut Ctx<'_>, f: &Function<'_>, block: BlockId, inst: In
     if !is_last && data.is_terminator() {
         ctx.errors.push(VerifyError::MisplacedTerminator { func: f.name.to_string(), block, inst });
     }
-    data.for_each_value(&m.pool, |value| {
-        if ctx.def_in(value, f.index).is_none() {
-            ctx.errors.push(VerifyError::UseOfUndefinedValue { func: f.name.to_string(), value, inst });
-        }
-    });
+    // Operands of other instructions are checked for definedness together with
+    // their dominance, in the same lookup (see `cfg::Scratch::inst`).
+    if let InstData::Phi { .. } = data {
+        data.for_each_value(&m.pool, |value| {
+            if ctx.def_in(value, f.index).is_none() {
+                undefined(ctx, f, value, inst);
+            }
+        });
+    }
     if matches!(
         data,
         InstData::Const { .. }
@@ -86,6 +90,12 @@ pub(super) fn inst(ctx: &mut Ctx<'_>, f: &Function<'_>, block: BlockId, inst: In
     ) {
         values_and_terminators(ctx, f, block, inst, data);
     }
+}
+
+#[cold]
+#[inline(never)]
+pub(super) fn undefined(ctx: &mut Ctx<'_>, f: &Function<'_>, value: ValueId, inst: InstId) {
+    ctx.errors.push(VerifyError::UseOfUndefinedValue { func: f.name.to_string(), value, inst });
 }
 
 fn values_and_terminators(
