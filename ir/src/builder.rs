@@ -29,7 +29,7 @@ use crate::inst::InstData;
 use crate::module::{
     encode_const, BlockData, ConstDeclData, DeclData, FunctionData, GlobalData, Linkage, Module, Param, VACANT,
 };
-use crate::opcode::{CmpOp, FCmpPred, ICmpPred, Opcode};
+use crate::opcode::{BinOp, CmpOp, FCmpPred, ICmpPred, Opcode};
 use crate::signature::validate_signature;
 use crate::target::DataLayout;
 use crate::types::{FunctionSignature, Type, TypeKey};
@@ -665,14 +665,10 @@ impl<'a> FunctionBuilder<'a> {
         self.append_value(InstData::Unary { op: Opcode::Not, arg: value }, ty)
     }
 
-    /// A binary operation `OP T %a, %b` (any binary or checked opcode; for
-    /// checked opcodes prefer [`FunctionBuilder::checked`], which forms the tuple type).
-    pub fn bin(&mut self, op: Opcode, ty: Type, lhs: ValueId, rhs: ValueId) -> ValueId {
-        if op.is_checked() {
-            return self.checked_opcode(op, ty, lhs, rhs);
-        }
+    /// A binary operation `OP T %a, %b`.
+    pub fn bin(&mut self, op: BinOp, ty: Type, lhs: ValueId, rhs: ValueId) -> ValueId {
         let ty = self.intern(&ty);
-        self.append_value(InstData::Binary { op, args: [lhs, rhs] }, ty)
+        self.append_value(InstData::Binary { op: op.opcode(), args: [lhs, rhs] }, ty)
     }
 
     /// `OPNAME_chk T %a, %b` with result `tuple<T, bool>`.
@@ -1048,7 +1044,7 @@ macro_rules! binary_methods {
             $(
                 #[doc = concat!("`", stringify!($name), " T %a, %b`.")]
                 pub fn $name(&mut self, ty: Type, lhs: ValueId, rhs: ValueId) -> ValueId {
-                    self.bin(Opcode::$op, ty, lhs, rhs)
+                    self.bin(BinOp::$op, ty, lhs, rhs)
                 }
             )*
         }

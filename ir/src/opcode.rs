@@ -305,8 +305,30 @@ predicates!(
     }
 );
 
-/// The binary operations of the `bin` builder method.
-pub type BinOp = Opcode;
+macro_rules! binary_ops {
+    ($($variant:ident),* $(,)?) => {
+        /// The operations of the `bin` builder method: integer and float arithmetic,
+        /// bitwise operations and shifts (checked arithmetic has its own method).
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+        pub enum BinOp {
+            $(
+                #[doc = concat!("[`Opcode::", stringify!($variant), "`]")]
+                $variant,
+            )*
+        }
+
+        impl BinOp {
+            /// Every binary operation.
+            pub const ALL: &'static [BinOp] = &[$(BinOp::$variant),*];
+            /// The opcode of this operation.
+            pub const fn opcode(self) -> Opcode {
+                match self { $(BinOp::$variant => Opcode::$variant,)* }
+            }
+        }
+    };
+}
+
+binary_ops!(Add, Sub, Mul, Sdiv, Udiv, Srem, Urem, And, Or, Xor, Shl, Lshr, Ashr, Fadd, Fsub, Fmul, Fdiv, Frem);
 
 #[cfg(test)]
 mod tests {

@@ -52,9 +52,8 @@ pub fn print_module_with(module: &Module, format: TextFormat) -> String {
         TextFormat::V4 => true,
         TextFormat::Auto | TextFormat::V2 => !format2_is_exact(module),
     };
-    // Scalar spellings are copied from a table; compound ones are spelled once.
-    let type_names = module.types.ids().map(|t| module.types.display(t)).collect();
-    let mut printer = Printer { m: module, out: String::with_capacity(256 + module.inst_count() * 48), v4, type_names };
+    let out = String::with_capacity(256 + module.inst_count() * 56);
+    let mut printer = Printer { m: module, out, v4, type_names: vec![None; module.types.len()] };
     printer.module();
     printer.out
 }
@@ -102,7 +101,10 @@ struct Printer<'m> {
     m: &'m Module,
     out: String,
     v4: bool,
-    type_names: Vec<String>,
+    /// Spellings of the compound types printed so far: each is spelled once, and
+    /// only if used (spelling every interned type up front would be quadratic
+    /// for long chains of nested types).
+    type_names: Vec<Option<Box<str>>>,
 }
 
 impl Printer<'_> {
@@ -466,8 +468,17 @@ impl Printer<'_> {
 
     #[inline]
     fn ty(&mut self, ty: TypeId) {
-        match self.type_names.get(ty.as_u32() as usize) {
-            Some(name) => self.out.push_str(name),
+        if let Some(name) = ty.scalar_name() {
+            self.out.push_str(name);
+            return;
+        }
+        match self.type_names.get_mut(ty.as_u32() as usize) {
+            Some(Some(name)) => self.out.push_str(name),
+            Some(slot) => {
+                let name = self.m.types.display(ty).into_boxed_str();
+                self.out.push_str(&name);
+                *slot = Some(name);
+            }
             None => self.out.push_str("<invalid type>"),
         }
     }

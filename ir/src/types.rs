@@ -550,14 +550,17 @@ impl TypeTable {
     /// Whether a value of this type can be stored, moved, selected or phi'd:
     /// everything but `void`, aggregates only when all members are.
     pub fn is_storable(&self, id: TypeId) -> bool {
-        // Children are interned before parents, so an iterative check over ids
-        // would also work; the recursion depth is bounded by how types were built.
-        match self.key(id) {
-            TypeKey::Void => false,
-            TypeKey::Array(t, _) => self.is_storable(*t),
-            TypeKey::Struct(f) | TypeKey::Tuple(f) => f.iter().all(|t| self.is_storable(*t)),
-            _ => true,
+        // Walked with an explicit stack: type nesting depth is input-controlled.
+        let mut stack = vec![id];
+        while let Some(t) = stack.pop() {
+            match self.get(t) {
+                None | Some(TypeKey::Void) => return false,
+                Some(TypeKey::Array(e, _)) => stack.push(*e),
+                Some(TypeKey::Struct(f) | TypeKey::Tuple(f)) => stack.extend(f.iter().copied()),
+                Some(_) => {}
+            }
         }
+        true
     }
 
     /// The pointee of a `ptr<T>`.

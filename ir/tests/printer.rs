@@ -3,9 +3,9 @@
 //! cannot state exactly, `TextFormat::V4`, and determinism.
 
 use ir::{
-    print_module, print_module_with, verify_module, Callee, CallingConvention, CastOp, CheckedOp, CmpOp, ConstBinOp,
-    ConstCmpOp, ConstExpr, ConstExprKind, ConstRef, ConstValue, DataLayout, FCmpPred, FloatBits, FunctionSignature,
-    GlobalId, ICmpPred, Linkage, Module, ModuleBuilder, Opcode, TextFormat, Type, ValueId,
+    print_module, print_module_with, verify_module, BinOp, Callee, CallingConvention, CastOp, CheckedOp, CmpOp,
+    ConstBinOp, ConstCmpOp, ConstExpr, ConstExprKind, ConstRef, ConstValue, DataLayout, FCmpPred, FloatBits,
+    FunctionSignature, GlobalId, ICmpPred, Linkage, Module, ModuleBuilder, Opcode, TextFormat, Type, ValueId,
 };
 
 const HEADER_2: &str = "module {
@@ -80,7 +80,7 @@ fn every_instruction() -> Module {
     let [a, b, u, x, p] = [0, 1, 2, 3, 4].map(|i| f.param_value(i));
     let (empty_switch, head, exit, dead) =
         (f.create_block("empty_switch"), f.create_block("loop"), f.create_block("exit"), f.create_block("dead"));
-    for op in [Opcode::Add, Opcode::Sub, Opcode::Mul, Opcode::Sdiv, Opcode::Srem] {
+    for op in [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Sdiv, BinOp::Srem] {
         f.bin(op, Type::I32, a, b);
     }
     f.udiv(Type::U64, u, u);

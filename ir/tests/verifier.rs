@@ -9,10 +9,10 @@
 //! again on hand-edited modules in the unit tests of `ir/src/verifier/{structure,module_rules,operands}.rs`.
 
 use ir::{
-    verify_module, verify_module_all, BlockId, BuildError, CallError, Callee, CallingConvention, CastOp, CheckedOp,
-    CmpOp, ConstBinOp, ConstCmpOp, ConstEvalError, ConstExpr, ConstExprKind, ConstRef, ConstValue, DataLayout, Endian,
-    FCmpPred, FloatBits, FunctionBuilder, FunctionId, FunctionSignature, GlobalId, ICmpPred, InstId, LayoutError,
-    Linkage, Module, ModuleBuilder, Opcode, TargetError, Type, ValueId, VerifyError,
+    verify_module, verify_module_all, BinOp, BlockId, BuildError, CallError, Callee, CallingConvention, CastOp,
+    CheckedOp, CmpOp, ConstBinOp, ConstCmpOp, ConstEvalError, ConstExpr, ConstExprKind, ConstRef, ConstValue,
+    DataLayout, Endian, FCmpPred, FloatBits, FunctionBuilder, FunctionId, FunctionSignature, GlobalId, ICmpPred,
+    InstId, LayoutError, Linkage, Module, ModuleBuilder, Opcode, TargetError, Type, ValueId, VerifyError,
 };
 
 const TARGET: &str = "x86_64-whale-linux";
@@ -941,34 +941,28 @@ fn switch_rules() {
 
 #[test]
 fn operations_are_defined_only_on_their_types() {
-    let arith = |ty: Type, op: Opcode| {
+    let arith = |ty: Type, op: BinOp| {
         body_errors(&[("x", ty.clone())], |f| {
             let x = f.param_value(0);
             f.bin(op, ty, x, x);
         })
     };
     for (ty, op) in [
-        (Type::F32, Opcode::Add),
-        (Type::Bool, Opcode::Sub),
-        (Type::ptr(Type::I8), Opcode::Mul),
-        (Type::U32, Opcode::Sdiv),
-        (Type::U32, Opcode::Srem),
-        (Type::I32, Opcode::Udiv),
-        (Type::I64, Opcode::Urem),
-        (Type::I32, Opcode::Fadd),
-        (Type::U8, Opcode::Frem),
-        (Type::F64, Opcode::Shl),
-        (Type::F64, Opcode::Xor),
+        (Type::F32, BinOp::Add),
+        (Type::Bool, BinOp::Sub),
+        (Type::ptr(Type::I8), BinOp::Mul),
+        (Type::U32, BinOp::Sdiv),
+        (Type::U32, BinOp::Srem),
+        (Type::I32, BinOp::Udiv),
+        (Type::I64, BinOp::Urem),
+        (Type::I32, BinOp::Fadd),
+        (Type::U8, BinOp::Frem),
+        (Type::F64, BinOp::Shl),
+        (Type::F64, BinOp::Xor),
     ] {
         let errs = arith(ty.clone(), op);
         assert_only!(errs, VerifyError::InvalidInstructionType { operation: "binary operation", ty: t, .. } if *t == ty);
     }
-    // Opcodes of another shape are not binary operations, even through `bin`.
-    assert_only!(
-        arith(Type::I32, Opcode::Icmp),
-        VerifyError::InvalidInstructionType { operation: "icmp", ty: Type::I32, .. }
-    );
-    assert_only!(arith(Type::I32, Opcode::Br), VerifyError::InvalidInstructionType { operation: "br", .. });
     assert_only!(
         body_errors(&[("x", Type::F32)], |f| {
             let x = f.param_value(0);
@@ -1146,10 +1140,10 @@ fn checked_arithmetic_needs_matching_signedness_and_operands() {
         checked(Type::I32, CheckedOp::SAdd, Type::I64),
         VerifyError::OperandTypeMismatch { value, expected: Type::I32, got: Type::I64, .. } if *value == v(1)
     );
-    // `bin` with a checked opcode forms the tuple result too.
+    // The tuple result of checked arithmetic can be taken apart.
     let errs = body_errors(&[("a", Type::U64)], |f| {
         let a = f.param_value(0);
-        let r = f.bin(Opcode::UmulChk, Type::U64, a, a);
+        let r = f.checked(CheckedOp::UMul, Type::U64, a, a);
         f.extract(Type::Tuple(vec![Type::U64, Type::Bool]), Type::U64, r, 0);
     });
     assert_eq!(errs, vec![]);

@@ -9,7 +9,7 @@
 
 use crate::build_error::CallError;
 use crate::builder::Callee;
-use crate::opcode::{CmpOp, Opcode};
+use crate::opcode::{BinOp, CmpOp};
 use crate::types::Type;
 use crate::ValueId;
 
@@ -49,12 +49,12 @@ impl Body<'_, '_> {
             Expr::Binary { left, op, right } => {
                 let (lhs, rhs, ty) = self.operands(left, right, depth)?;
                 let op = match (int_signedness(&ty), is_float(&ty), op) {
-                    (Some(_), _, ast::BinaryOp::Add) => Opcode::Add,
-                    (Some(_), _, ast::BinaryOp::Sub) => Opcode::Sub,
-                    (Some(_), _, ast::BinaryOp::Mul) => Opcode::Mul,
-                    (None, true, ast::BinaryOp::Add) => Opcode::Fadd,
-                    (None, true, ast::BinaryOp::Sub) => Opcode::Fsub,
-                    (None, true, ast::BinaryOp::Mul) => Opcode::Fmul,
+                    (Some(_), _, ast::BinaryOp::Add) => BinOp::Add,
+                    (Some(_), _, ast::BinaryOp::Sub) => BinOp::Sub,
+                    (Some(_), _, ast::BinaryOp::Mul) => BinOp::Mul,
+                    (None, true, ast::BinaryOp::Add) => BinOp::Fadd,
+                    (None, true, ast::BinaryOp::Sub) => BinOp::Fsub,
+                    (None, true, ast::BinaryOp::Mul) => BinOp::Fmul,
                     (None, false, _) => return Err(LowerError::UnsupportedExpr),
                 };
                 (self.fb.bin(op, ty.clone(), lhs, rhs), ty)
