@@ -1,0 +1,526 @@
+//! Tracked memory (whale-upstream §g.2).
+//!
+//! Every allocation has an identity (a record index), a generation, bounds,
+//! permissions and, per byte, an initialised flag and an optional pointer
+//! fragment. A pointer value is an address plus a *tag* naming its allocation
+//! record and generation (tag 0: no provenance). Every access is checked in
+//! upstream's order — null, provenance, lifetime, capability consistency,
+//! address overflow, bounds, permission, alignment — and loads then check that
+//! each byte is initialised.
+//!
+//! Representation: one byte arena whose index is `address − 0x1000`, with a
+//! parallel metadata byte per byte (bit 0 initialised, bit 1 pointer fragment,
+//! bits 4–6 the fragment's byte index) and, for bytes that hold pointer
+//! fragments, the pointer's tag in lazily allocated 4 KiB pages. Allocations are
+//! stack-like — all allocations of a frame die when it returns — so the arena is
+//! a stack: an `alloca` bumps the top (aligned, followed by a 16-byte red zone so
+//! that no one-past-the-end address is another allocation's start) and a return
+//! resets it. Record slots are reused with a new generation, so a pointer into a
+//! dead frame is detected as expired, never as a dangling alias. Allocations made
+//! by the embedder ([`crate::Interpreter::allocate`]) sit below the stack and
+//! live as long as the interpreter. Only pointer stores touch the tag pages, so
+//! ordinary loads and stores cost a few compares and one metadata byte each.
+
+use crate::error::MemoryTrap;
+
+/// The first address of the arena.
+pub(crate) const BASE: u64 = 0x1000;
+const RED_ZONE: u64 = 16;
+const PAGE_BITS: usize = 12;
+const PAGE: usize = 1 << PAGE_BITS;
+
+/// Metadata bit: the byte is initialised.
+pub(crate) const INIT: u8 = 1;
+/// Metadata bit: the byte is a fragment of a stored pointer.
+const FRAG: u8 = 2;
+const FRAG_SHIFT: u32 = 4;
+
+/// Read permission bit.
+pub(crate) const READ: u8 = 1;
+/// Write permission bit.
+pub(crate) const WRITE: u8 = 2;
+
+/// What an allocation may be used for.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Permissions {
+    /// Loads (and `memcpy` sources) are allowed.
+    pub read: bool,
+    /// Stores, `memset`, `uninit` (and `memcpy` destinations) are allowed.
+    pub write: bool,
+}
+
+impl Permissions {
+    /// Read-only memory.
+    pub const READ_ONLY: Permissions = Permissions { read: true, write: false };
+    /// Write-only memory.
+    pub const WRITE_ONLY: Permissions = Permissions { read: false, write: true };
+    /// Ordinary memory (every `alloca`).
+    pub const READ_WRITE: Permissions = Permissions { read: true, write: true };
+
+    fn bits(self) -> u8 {
+        (if self.read { READ } else { 0 }) | (if self.write { WRITE } else { 0 })
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Record {
+    /// First address.
+    start: u64,
+    size: u64,
+    generation: u32,
+    alive: bool,
+    perms: u8,
+}
+
+/// An allocation failed because a limit would be exceeded.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum AllocError {
+    Bytes,
+    Count,
+}
+
+pub(crate) struct Memory {
+    bytes: Vec<u8>,
+    meta: Vec<u8>,
+    tags: Vec<Option<Box<[u64]>>>,
+    records: Vec<Record>,
+    /// Record indices used by stack allocations, in stack order.
+    stack: Vec<u32>,
+    /// Number of live stack allocations (a prefix of `stack`).
+    stack_live: usize,
+    /// Next free arena offset.
+    top: u64,
+    /// End of the embedder's (static) allocations.
+    static_top: u64,
+    /// Live allocations, static ones included.
+    live: u64,
+    pub(crate) max_bytes: u64,
+    pub(crate) max_allocations: u64,
+}
+
+#[inline(always)]
+pub(crate) fn make_tag(index: usize, generation: u32) -> u64 {
+    (index as u64 + 1) | (u64::from(generation) << 32)
+}
+
+#[inline(always)]
+fn align_up(x: u64, align: u64) -> Option<u64> {
+    Some(x.checked_add(align - 1)? & !(align - 1))
+}
+
+impl Memory {
+    pub(crate) fn new(max_bytes: u64, max_allocations: u64) -> Memory {
+        Memory {
+            bytes: Vec::new(),
+            meta: Vec::new(),
+            tags: Vec::new(),
+            records: Vec::new(),
+            stack: Vec::new(),
+            stack_live: 0,
+            top: 0,
+            static_top: 0,
+            live: 0,
+            max_bytes,
+            max_allocations,
+        }
+    }
+
+    /// The state a frame restores when it returns.
+    #[inline(always)]
+    pub(crate) fn mark(&self) -> (u32, u64) {
+        (self.stack_live as u32, self.top)
+    }
+
+    /// Kills every stack allocation made after `mark`.
+    #[inline]
+    pub(crate) fn release(&mut self, mark: (u32, u64)) {
+        let keep = mark.0 as usize;
+        if self.stack_live > keep {
+            for &index in self.stack.get(keep..self.stack_live).unwrap_or(&[]) {
+                if let Some(r) = self.records.get_mut(index as usize) {
+                    r.alive = false;
+                }
+            }
+            self.live -= (self.stack_live - keep) as u64;
+            self.stack_live = keep;
+        }
+        self.top = mark.1;
+    }
+
+    /// Kills every stack allocation.
+    pub(crate) fn release_all(&mut self) {
+        self.release((0, self.static_top));
+    }
+
+    /// Reserves `size` bytes aligned to `align` (a power of two) at the arena top.
+    fn reserve(&mut self, size: u64, align: u64) -> Result<(u64, u64), AllocError> {
+        if self.live >= self.max_allocations {
+            return Err(AllocError::Count);
+        }
+        let start = align_up(BASE + self.top, align).ok_or(AllocError::Bytes)?;
+        let end = start.checked_add(size).ok_or(AllocError::Bytes)?;
+        let new_top = (end - BASE).checked_add(RED_ZONE).ok_or(AllocError::Bytes)?;
+        if new_top > self.max_bytes {
+            return Err(AllocError::Bytes);
+        }
+        let (lo, hi) = ((start - BASE) as usize, (end - BASE) as usize);
+        let needed = new_top as usize;
+        if self.bytes.len() < needed {
+            self.bytes.resize(needed, 0);
+            self.meta.resize(needed, 0);
+        }
+        if let Some(m) = self.meta.get_mut(lo..hi) {
+            m.fill(0);
+        }
+        self.top = new_top;
+        Ok((start, size))
+    }
+
+    /// A new stack allocation (dies when the current frame returns); returns its
+    /// address and tag.
+    #[inline]
+    pub(crate) fn allocate_stack(&mut self, size: u64, align: u64) -> Result<(u64, u64), AllocError> {
+        let (start, size) = self.reserve(size, align)?;
+        let record = Record { start, size, generation: 0, alive: true, perms: READ | WRITE };
+        let index = match self.stack.get(self.stack_live).copied() {
+            Some(index) => match self.records.get_mut(index as usize) {
+                Some(r) if r.generation < u32::MAX => {
+                    *r = Record { generation: r.generation + 1, ..record };
+                    index as usize
+                }
+                _ => {
+                    let index = self.push_record(record);
+                    if let Some(s) = self.stack.get_mut(self.stack_live) {
+                        *s = index as u32;
+                    }
+                    index
+                }
+            },
+            None => {
+                let index = self.push_record(record);
+                self.stack.push(index as u32);
+                index
+            }
+        };
+        self.stack_live += 1;
+        self.live += 1;
+        let generation = self.records.get(index).map_or(0, |r| r.generation);
+        Ok((start, make_tag(index, generation)))
+    }
+
+    fn push_record(&mut self, record: Record) -> usize {
+        self.records.push(record);
+        self.records.len() - 1
+    }
+
+    /// A static allocation holding `contents`, made while no frame is active.
+    pub(crate) fn allocate_static(&mut self, contents: &[u8], perms: Permissions) -> Result<(u64, u64), AllocError> {
+        self.release_all();
+        let (start, size) = self.reserve(contents.len() as u64, 16)?;
+        let lo = (start - BASE) as usize;
+        if let Some(b) = self.bytes.get_mut(lo..lo + contents.len()) {
+            b.copy_from_slice(contents);
+        }
+        if let Some(m) = self.meta.get_mut(lo..lo + contents.len()) {
+            m.fill(INIT);
+        }
+        let index = self.push_record(Record { start, size, generation: 0, alive: true, perms: perms.bits() });
+        self.live += 1;
+        self.static_top = self.top;
+        Ok((start, make_tag(index, 0)))
+    }
+
+    /// Checks an access of `size` bytes at `addr` with alignment `align` needing
+    /// permissions `need`; returns the arena offset.
+    #[inline(always)]
+    pub(crate) fn check(&self, addr: u64, tag: u64, size: u64, align: u64, need: u8) -> Result<usize, MemoryTrap> {
+        let r = self.live_record(addr, tag)?;
+        let end = r.start + r.size;
+        if addr < r.start || addr > end {
+            return Err(MemoryTrap::OutOfBounds);
+        }
+        let last = addr.checked_add(size).ok_or(MemoryTrap::AddressOverflow)?;
+        if last > end {
+            return Err(MemoryTrap::OutOfBounds);
+        }
+        if r.perms & need != need {
+            return Err(MemoryTrap::PermissionDenied);
+        }
+        if addr & (align.wrapping_sub(1)) != 0 {
+            return Err(MemoryTrap::Misaligned { address: addr, alignment: align });
+        }
+        Ok((addr - BASE) as usize)
+    }
+
+    #[inline(always)]
+    fn live_record(&self, addr: u64, tag: u64) -> Result<&Record, MemoryTrap> {
+        if addr == 0 {
+            return Err(MemoryTrap::NullPointer);
+        }
+        if tag == 0 {
+            return Err(MemoryTrap::MissingProvenance);
+        }
+        let index = (tag as u32).wrapping_sub(1) as usize;
+        let r = self.records.get(index).ok_or(MemoryTrap::OutOfBounds)?;
+        if !r.alive || r.generation != (tag >> 32) as u32 {
+            return Err(MemoryTrap::ExpiredAllocation);
+        }
+        Ok(r)
+    }
+
+    /// `gep`: `addr + delta` within the same allocation (one past the end
+    /// allowed); `delta` is `None` when computing it overflowed.
+    pub(crate) fn offset(&self, addr: u64, tag: u64, delta: Option<i128>) -> Result<u64, MemoryTrap> {
+        let r = self.live_record(addr, tag)?;
+        let delta = delta.ok_or(MemoryTrap::AddressOverflow)?;
+        let target = i128::from(addr).checked_add(delta).ok_or(MemoryTrap::AddressOverflow)?;
+        let target = u64::try_from(target).map_err(|_| MemoryTrap::AddressOverflow)?;
+        if target < r.start || target > r.start + r.size {
+            return Err(MemoryTrap::OutOfBounds);
+        }
+        Ok(target)
+    }
+
+    /// The allocation offset of arena offset `off`, for error messages.
+    #[cold]
+    fn allocation_offset(&self, off: usize) -> u64 {
+        let addr = BASE + off as u64;
+        self.records
+            .iter()
+            .find(|r| r.alive && r.start <= addr && addr < r.start + r.size)
+            .map_or(off as u64, |r| addr - r.start)
+    }
+
+    #[cold]
+    fn uninitialized(&self, off: usize, len: usize) -> MemoryTrap {
+        let first =
+            self.meta.get(off..off + len).and_then(|m| m.iter().position(|&b| b & INIT == 0)).map_or(off, |i| off + i);
+        MemoryTrap::Uninitialized { offset: self.allocation_offset(first) }
+    }
+
+    #[inline(always)]
+    fn initialized(&self, off: usize, len: usize) -> Result<(), MemoryTrap> {
+        match self.meta.get(off..off + len) {
+            Some(m) if m.iter().all(|&b| b & INIT != 0) => Ok(()),
+            _ => Err(self.uninitialized(off, len)),
+        }
+    }
+
+    /// Loads a `u8` (checked offset).
+    #[inline(always)]
+    pub(crate) fn read_u8(&self, off: usize) -> Result<u8, MemoryTrap> {
+        match (self.meta.get(off), self.bytes.get(off)) {
+            (Some(&m), Some(&b)) if m & INIT != 0 => Ok(b),
+            _ => Err(self.uninitialized(off, 1)),
+        }
+    }
+
+    /// Loads `len ≤ 16` little-endian bytes (checked offset).
+    #[inline(always)]
+    pub(crate) fn read_le(&self, off: usize, len: usize) -> Result<u128, MemoryTrap> {
+        self.initialized(off, len)?;
+        let bytes = self.bytes.get(off..off + len).ok_or(MemoryTrap::OutOfBounds)?;
+        let mut buf = [0u8; 16];
+        buf[..len].copy_from_slice(bytes);
+        Ok(u128::from_le_bytes(buf))
+    }
+
+    /// Loads a pointer: its address, and its tag if all eight bytes are the
+    /// fragments, in order, of one stored pointer (else no provenance).
+    pub(crate) fn read_ptr(&self, off: usize) -> Result<(u64, u64), MemoryTrap> {
+        let addr = self.read_le(off, 8)? as u64;
+        let tag = self.tag_at(off);
+        if addr == 0 || tag == 0 {
+            return Ok((addr, 0));
+        }
+        let whole = (0..8usize).all(|k| {
+            self.meta.get(off + k) == Some(&(INIT | FRAG | ((k as u8) << FRAG_SHIFT))) && self.tag_at(off + k) == tag
+        });
+        Ok((addr, if whole { tag } else { 0 }))
+    }
+
+    /// Stores `len ≤ 16` little-endian bytes (checked offset).
+    #[inline(always)]
+    pub(crate) fn write_le(&mut self, off: usize, len: usize, value: u128) {
+        if let Some(b) = self.bytes.get_mut(off..off + len) {
+            b.copy_from_slice(&value.to_le_bytes()[..len]);
+        }
+        if let Some(m) = self.meta.get_mut(off..off + len) {
+            m.fill(INIT);
+        }
+    }
+
+    /// Stores one byte (checked offset).
+    #[inline(always)]
+    pub(crate) fn write_u8(&mut self, off: usize, value: u8) {
+        if let (Some(b), Some(m)) = (self.bytes.get_mut(off), self.meta.get_mut(off)) {
+            *b = value;
+            *m = INIT;
+        }
+    }
+
+    /// Stores a pointer with its fragments.
+    pub(crate) fn write_ptr(&mut self, off: usize, addr: u64, tag: u64) {
+        self.write_le(off, 8, u128::from(addr));
+        if tag == 0 {
+            return;
+        }
+        for k in 0..8usize {
+            if let Some(m) = self.meta.get_mut(off + k) {
+                *m = INIT | FRAG | ((k as u8) << FRAG_SHIFT);
+            }
+            self.set_tag(off + k, tag);
+        }
+    }
+
+    fn tag_at(&self, off: usize) -> u64 {
+        match self.tags.get(off >> PAGE_BITS) {
+            Some(Some(page)) => page.get(off & (PAGE - 1)).copied().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    fn set_tag(&mut self, off: usize, tag: u64) {
+        let page = off >> PAGE_BITS;
+        if self.tags.len() <= page {
+            self.tags.resize_with(page + 1, || None);
+        }
+        if let Some(slot) = self.tags.get_mut(page) {
+            let page = slot.get_or_insert_with(|| vec![0u64; PAGE].into_boxed_slice());
+            if let Some(t) = page.get_mut(off & (PAGE - 1)) {
+                *t = tag;
+            }
+        }
+    }
+
+    /// `memset` over a checked range.
+    pub(crate) fn fill(&mut self, off: usize, len: usize, byte: u8) {
+        if let Some(b) = self.bytes.get_mut(off..off + len) {
+            b.fill(byte);
+        }
+        if let Some(m) = self.meta.get_mut(off..off + len) {
+            m.fill(INIT);
+        }
+    }
+
+    /// `uninit` over a checked range: bytes stay, initialisation and fragments go.
+    pub(crate) fn clear_init(&mut self, off: usize, len: usize) {
+        if let Some(m) = self.meta.get_mut(off..off + len) {
+            m.fill(0);
+        }
+    }
+
+    /// `memcpy` between checked, non-overlapping ranges: bytes, initialisation
+    /// and fragments.
+    pub(crate) fn copy(&mut self, dst: usize, src: usize, len: usize) {
+        if src.checked_add(len).is_none_or(|e| e > self.bytes.len())
+            || dst.checked_add(len).is_none_or(|e| e > self.bytes.len())
+        {
+            return;
+        }
+        self.bytes.copy_within(src..src + len, dst);
+        let fragments = self.meta[src..src + len].iter().any(|&m| m & FRAG != 0);
+        self.meta.copy_within(src..src + len, dst);
+        if fragments {
+            for k in 0..len {
+                if self.meta[dst + k] & FRAG != 0 {
+                    let tag = self.tag_at(src + k);
+                    self.set_tag(dst + k, tag);
+                }
+            }
+        }
+    }
+
+    /// Whether two checked ranges share a byte.
+    pub(crate) fn overlaps(a: usize, b: usize, len: usize) -> bool {
+        a < b + len && b < a + len
+    }
+
+    /// Reads `len` initialised bytes through a pointer (for host functions).
+    pub(crate) fn read_bytes(&self, addr: u64, tag: u64, len: u64) -> Result<Vec<u8>, MemoryTrap> {
+        if len == 0 {
+            return Ok(Vec::new());
+        }
+        let off = self.check(addr, tag, len, 1, READ)?;
+        let len = len as usize;
+        self.initialized(off, len)?;
+        Ok(self.bytes.get(off..off + len).map(<[u8]>::to_vec).unwrap_or_default())
+    }
+
+    /// Writes bytes through a pointer (for host functions).
+    pub(crate) fn write_bytes(&mut self, addr: u64, tag: u64, contents: &[u8]) -> Result<(), MemoryTrap> {
+        if contents.is_empty() {
+            return Ok(());
+        }
+        let off = self.check(addr, tag, contents.len() as u64, 1, WRITE)?;
+        if let Some(b) = self.bytes.get_mut(off..off + contents.len()) {
+            b.copy_from_slice(contents);
+        }
+        if let Some(m) = self.meta.get_mut(off..off + contents.len()) {
+            m.fill(INIT);
+        }
+        Ok(())
+    }
+
+    /// Bytes of arena in use.
+    pub(crate) fn bytes_in_use(&self) -> u64 {
+        self.top
+    }
+
+    /// Live allocations.
+    pub(crate) fn live_allocations(&self) -> u64 {
+        self.live
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stack_allocations_die_and_slots_are_reused_with_new_generations() {
+        let mut m = Memory::new(1 << 20, 16);
+        let mark = m.mark();
+        let (a, ta) = m.allocate_stack(8, 8).unwrap();
+        assert_eq!(a % 8, 0);
+        let off = m.check(a, ta, 8, 8, WRITE).unwrap();
+        m.write_le(off, 8, 42);
+        assert_eq!(m.read_le(off, 8), Ok(42));
+        m.release(mark);
+        assert_eq!(m.check(a, ta, 8, 8, READ), Err(MemoryTrap::ExpiredAllocation));
+        let (b, tb) = m.allocate_stack(8, 8).unwrap();
+        assert_eq!(a, b);
+        assert_ne!(ta, tb);
+        assert_eq!(m.check(a, ta, 8, 8, READ), Err(MemoryTrap::ExpiredAllocation));
+        let off = m.check(b, tb, 8, 8, READ).unwrap();
+        assert_eq!(m.read_le(off, 8), Err(MemoryTrap::Uninitialized { offset: 0 }));
+    }
+
+    #[test]
+    fn check_order() {
+        let mut m = Memory::new(1 << 20, 16);
+        let (a, t) = m.allocate_stack(4, 4).unwrap();
+        assert_eq!(m.check(0, 0, 1, 1, READ), Err(MemoryTrap::NullPointer));
+        assert_eq!(m.check(a, 0, 1, 1, READ), Err(MemoryTrap::MissingProvenance));
+        assert_eq!(m.check(a + 1, t, 4, 1, READ), Err(MemoryTrap::OutOfBounds));
+        assert_eq!(m.check(a + 4, t, 0, 1, READ), Ok((a + 4 - BASE) as usize));
+        assert_eq!(m.check(a + 1, t, 2, 2, READ), Err(MemoryTrap::Misaligned { address: a + 1, alignment: 2 }));
+        assert_eq!(m.offset(a, t, Some(5)), Err(MemoryTrap::OutOfBounds));
+        assert_eq!(m.offset(a, t, Some(-1)), Err(MemoryTrap::OutOfBounds));
+        assert_eq!(m.offset(a, t, Some(i128::from(u64::MAX))), Err(MemoryTrap::AddressOverflow));
+        assert_eq!(m.allocate_stack(1 << 21, 1), Err(AllocError::Bytes));
+    }
+
+    #[test]
+    fn pointer_fragments_survive_only_whole() {
+        let mut m = Memory::new(1 << 20, 16);
+        let (a, t) = m.allocate_stack(16, 8).unwrap();
+        let off = m.check(a, t, 16, 8, WRITE).unwrap();
+        m.write_ptr(off, a, t);
+        assert_eq!(m.read_ptr(off), Ok((a, t)));
+        m.copy(off + 8, off, 8);
+        assert_eq!(m.read_ptr(off + 8), Ok((a, t)));
+        m.write_u8(off + 3, (a >> 24) as u8);
+        assert_eq!(m.read_ptr(off), Ok((a, 0)));
+    }
+}

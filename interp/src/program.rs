@@ -1,0 +1,555 @@
+//! The pre-resolved form a module is translated into once, before execution.
+//!
+//! All functions share one code array of [`Op`]s. Operands are frame-slot
+//! indices (relative to the frame base); branch targets are code indices; a
+//! block's phis become moves on each incoming edge (an *edge stub* ending in
+//! [`Op::JumpPhi`]); constants, `const_decl`s and function addresses are not
+//! executed at all — their values sit in a per-function constant template
+//! copied into each new frame. Operations too rare to deserve room in an `Op`
+//! keep their extra operands in side tables.
+//!
+//! Steps are charged per *segment*: the ops from a control-transfer target up
+//! to the next call or terminator. Each transfer charges the whole cost of the
+//! segment it enters (`entry_cost[target]`, phis of an edge stub included) with
+//! one compare; the per-op side table ([`PcInfo`]) recovers, only on a trap or
+//! when the budget runs out mid-segment, the exact IR operation and step count.
+
+use ir::{FunctionId, SigId};
+
+use crate::error::Site;
+use crate::numeric::{CheckedOp, FloatOp, FloatPred, FloatWidth, IntOp, IntTy, Norm};
+
+/// Integer comparison predicates after operand swapping (`a > b` is `b < a`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub(crate) enum IntPred {
+    Eq,
+    Ne,
+    Slt,
+    Sle,
+    Ult,
+    Ule,
+}
+
+/// How [`Op::IntConv`] extends its operand before normalising to the result.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub(crate) enum Extend {
+    /// The operand is already the value (truncation, same-width bitcast, bool).
+    Keep,
+    Zero,
+    Sign,
+}
+
+/// Conversions of the generic [`Op::Cast`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub(crate) enum CastKind {
+    Zext,
+    Sext,
+    Trunc,
+    Fext,
+    Ftrunc,
+    ItofS,
+    ItofU,
+    FtoiS,
+    FtoiU,
+    Bitcast,
+    Ptrtoint,
+    Inttoptr,
+}
+
+/// One compiled operation. Slot fields are frame-relative; `*_pc` fields and
+/// `target` are code indices.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Op {
+    // ---- control -------------------------------------------------------------
+    /// `br`: charges the target segment.
+    Jump {
+        target: u32,
+    },
+    /// The end of an edge stub: its charge already covered the target segment.
+    JumpPhi {
+        target: u32,
+    },
+    /// `cbr`.
+    BrIf {
+        cond: u32,
+        then_pc: u32,
+        else_pc: u32,
+    },
+    /// `cmp`/`icmp` fused with the `cbr` that is its only use.
+    BrCmp {
+        pred: IntPred,
+        a: u32,
+        b: u32,
+        then_pc: u32,
+        else_pc: u32,
+    },
+    /// `switch` on a one-slot scrutinee (table in [`Program::switches`]).
+    Switch {
+        arg: u32,
+        table: u32,
+    },
+    /// `switch` on a 128-bit scrutinee.
+    Switch128 {
+        arg: u32,
+        table: u32,
+    },
+    /// `ret` of `n` slots at `src`.
+    Ret {
+        src: u32,
+        n: u32,
+    },
+    /// `trap`.
+    Trap {
+        reason: u32,
+    },
+    /// `trap_if`.
+    TrapIf {
+        cond: u32,
+        reason: u32,
+    },
+    /// An instruction without semantics (rejected by the verifier).
+    NotExecutable {
+        what: u8,
+    },
+    /// The entry of a function that could not be translated.
+    Unsupported {
+        func: u32,
+    },
+    /// A direct call of a function with a body.
+    CallBody {
+        site: u32,
+    },
+    /// A direct call of an external declaration without a body.
+    CallExternal {
+        site: u32,
+    },
+    /// An indirect call.
+    CallIndirect {
+        site: u32,
+    },
+    /// Patched over the operation at which the step budget runs out.
+    StepLimit,
+
+    // ---- moves and selection ---------------------------------------------------
+    Mov {
+        dst: u32,
+        src: u32,
+    },
+    Mov2 {
+        dst: u32,
+        src: u32,
+    },
+    MovN {
+        dst: u32,
+        src: u32,
+        n: u32,
+    },
+    Select {
+        dst: u32,
+        cond: u32,
+        a: u32,
+        b: u32,
+    },
+    /// Select of more than one slot (operands in [`Program::selects`]).
+    SelectN {
+        dst: u32,
+        cond: u32,
+        info: u32,
+    },
+
+    // ---- integers up to 64 bits (canonical slots) ---------------------------------
+    Add {
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    Sub {
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    Mul {
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    And {
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    Or {
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    Xor {
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    Udiv {
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    Urem {
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    Srem {
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    Sdiv64 {
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    Shl64 {
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    Lshr64 {
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    Ashr64 {
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    AddN {
+        dst: u32,
+        a: u32,
+        b: u32,
+        norm: Norm,
+    },
+    SubN {
+        dst: u32,
+        a: u32,
+        b: u32,
+        norm: Norm,
+    },
+    MulN {
+        dst: u32,
+        a: u32,
+        b: u32,
+        norm: Norm,
+    },
+    SdivN {
+        dst: u32,
+        a: u32,
+        b: u32,
+        norm: Norm,
+    },
+    ShlN {
+        dst: u32,
+        a: u32,
+        b: u32,
+        norm: Norm,
+    },
+    LshrN {
+        dst: u32,
+        a: u32,
+        b: u32,
+        norm: Norm,
+    },
+    AshrN {
+        dst: u32,
+        a: u32,
+        b: u32,
+        norm: Norm,
+    },
+    Not {
+        dst: u32,
+        a: u32,
+        norm: Norm,
+    },
+    Cmp {
+        pred: IntPred,
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    IntConv {
+        dst: u32,
+        a: u32,
+        extend: Extend,
+        from: Norm,
+        to: Norm,
+    },
+
+    // ---- generic paths -----------------------------------------------------------------
+    Int128 {
+        op: IntOp,
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    Not128 {
+        dst: u32,
+        a: u32,
+    },
+    Cmp128 {
+        pred: IntPred,
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    Checked {
+        op: CheckedOp,
+        ty: IntTy,
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    PtrCmp {
+        equal: bool,
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    Float {
+        op: FloatOp,
+        width: FloatWidth,
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    FloatCmp {
+        pred: FloatPred,
+        width: FloatWidth,
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    Cast {
+        kind: CastKind,
+        from: u8,
+        to: u8,
+        dst: u32,
+        a: u32,
+    },
+
+    // ---- memory --------------------------------------------------------------------------
+    Alloca {
+        dst: u32,
+        info: u32,
+    },
+    Load {
+        kind: u8,
+        align_log2: u8,
+        dst: u32,
+        ptr: u32,
+    },
+    Store {
+        kind: u8,
+        align_log2: u8,
+        src: u32,
+        ptr: u32,
+    },
+    LoadAgg {
+        dst: u32,
+        ptr: u32,
+        layout: u32,
+    },
+    StoreAgg {
+        src: u32,
+        ptr: u32,
+        layout: u32,
+    },
+    Uninit {
+        ptr: u32,
+        layout: u32,
+    },
+    Memcpy {
+        align_log2: u8,
+        dst: u32,
+        src: u32,
+        len: u32,
+    },
+    Memset {
+        align_log2: u8,
+        dst: u32,
+        byte: u32,
+        len: u32,
+    },
+    Gep {
+        dst: u32,
+        base: u32,
+        info: u32,
+    },
+}
+
+/// Per-op facts used only on error paths.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PcInfo {
+    /// Index in [`Program::sites`] of the IR operation this op executes (for
+    /// an edge stub's jump: the block's last phi).
+    pub site: u32,
+    /// IR operations this op accounts for: itself plus the constants elided
+    /// just before it (a stub's jump: the block's phis; moves: none).
+    pub cover: u32,
+    /// IR operations of the segment after this op's cover.
+    pub after: u32,
+}
+
+/// A function body.
+#[derive(Clone, Debug)]
+pub(crate) struct FuncInfo {
+    pub id: FunctionId,
+    pub entry_pc: u32,
+    pub frame_slots: u32,
+    /// First constant slot of the frame and the template range.
+    pub const_slot: u32,
+    pub template: (u32, u32),
+    pub unsupported: Option<String>,
+}
+
+/// What calling a declaration does.
+#[derive(Clone, Debug)]
+pub(crate) struct DeclInfo {
+    pub id: FunctionId,
+    pub sig: SigId,
+    pub name: String,
+    pub link_name: Option<String>,
+    /// Index in [`Program::funcs`] of its body.
+    pub body: Option<u32>,
+    /// Index of the host function bound to it.
+    pub host: Option<u32>,
+}
+
+/// A call site.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CallSite {
+    /// Body index (`CallBody`), declaration index (`CallExternal`).
+    pub callee: u32,
+    /// The function pointer slot (`CallIndirect`).
+    pub fptr: u32,
+    /// The call's signature (`CallIndirect`).
+    pub sig: SigId,
+    /// Argument source slots: `arg_slots[args .. args + nargs]`, one per slot.
+    pub args: u32,
+    pub nargs: u32,
+    /// Result slot and slot count (0 for void).
+    pub dst: u32,
+    pub ret_slots: u32,
+}
+
+/// A `switch` table: keys sorted, targets are code indices.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SwitchTable {
+    pub default: u32,
+    pub cases: Vec<(u128, u32)>,
+}
+
+/// A scalar leaf of an aggregate in memory.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Leaf {
+    pub offset: u64,
+    pub kind: u8,
+    pub slot: u32,
+}
+
+/// Memory layout of a type as used by aggregate loads/stores and `uninit`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AggLayout {
+    pub size: u64,
+    pub align: u64,
+    /// `leaves[start .. start + len]` in [`Program::leaves`].
+    pub leaves: (u32, u32),
+}
+
+/// One runtime index term of a `gep`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GepTerm {
+    pub slot: u32,
+    /// The index's kind code (signedness and width).
+    pub kind: u8,
+    pub stride: u64,
+}
+
+/// A `gep`: constant part and runtime terms.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GepInfo {
+    /// `None` when the constant part alone overflows (the gep always traps).
+    pub constant: Option<i128>,
+    pub terms: (u32, u32),
+}
+
+/// The translated module.
+#[derive(Default)]
+pub(crate) struct Program {
+    pub code: Vec<Op>,
+    /// Steps charged when control enters a segment at this pc.
+    pub entry_cost: Vec<u32>,
+    pub pc_info: Vec<PcInfo>,
+    pub sites: Vec<Site>,
+    pub funcs: Vec<FuncInfo>,
+    pub decls: Decls,
+    pub templates: Vec<u64>,
+    pub call_sites: Vec<CallSite>,
+    pub arg_slots: Vec<u32>,
+    pub switches: Vec<SwitchTable>,
+    pub selects: Vec<(u32, u32, u32)>,
+    pub allocas: Vec<(u64, u64)>,
+    pub layouts: Vec<AggLayout>,
+    pub leaves: Vec<Leaf>,
+    pub geps: Vec<GepInfo>,
+    pub gep_terms: Vec<GepTerm>,
+    pub reasons: Vec<String>,
+}
+
+/// The base of function addresses: function `@fK` lives at `FN_BASE + 16·K`.
+pub(crate) const FN_BASE: u64 = 0x7f00_0000_0000;
+
+/// The address of function `id`.
+pub(crate) fn function_address(id: FunctionId) -> u64 {
+    FN_BASE + 16 * u64::from(id.as_u32())
+}
+
+/// The declarations, addressable by function id and by function address.
+#[derive(Default)]
+pub(crate) struct Decls {
+    pub list: Vec<DeclInfo>,
+    /// Declaration indices sorted by function id.
+    pub by_id: Vec<(u32, u32)>,
+}
+
+impl Decls {
+    /// The declaration index of function `id`.
+    pub(crate) fn index(&self, id: FunctionId) -> Option<usize> {
+        let raw = id.as_u32();
+        if let Some(d) = self.list.get(raw as usize) {
+            if d.id == id {
+                return Some(raw as usize);
+            }
+        }
+        let i = self.by_id.binary_search_by_key(&raw, |&(k, _)| k).ok()?;
+        self.by_id.get(i).map(|&(_, d)| d as usize)
+    }
+
+    /// The declaration index a function address designates.
+    pub(crate) fn decode(&self, address: u64) -> Option<usize> {
+        let rel = address.checked_sub(FN_BASE)?;
+        if rel % 16 != 0 {
+            return None;
+        }
+        let raw = u32::try_from(rel / 16).ok()?;
+        self.index(FunctionId::from_u32(raw))
+    }
+
+    pub(crate) fn get(&self, index: usize) -> Option<&DeclInfo> {
+        self.list.get(index)
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<Op>() <= 24);
