@@ -100,6 +100,7 @@ mod constant;
 pub mod entity;
 mod inst;
 pub mod layout;
+mod limits;
 #[cfg(feature = "socket")]
 pub mod lower_ast;
 mod module;
@@ -121,6 +122,7 @@ pub use entity::{
 };
 pub use inst::{ConstKind, InstData};
 pub use layout::{allocation_align, layout_of, layout_of_with_limit, pointer_stride, LayoutError, TypeLayout};
+pub use limits::{IrLimits, LimitError, Resource, MAX_IR_NESTING};
 pub use module::{ConstDecl, Declaration, Function, Global, Linkage, Module, Param};
 pub use opcode::{BinOp, CmpOp, FCmpPred, ICmpPred, Opcode, Shape};
 pub use printer::{format2_is_exact, is_bare_name, print_module, print_module_with, push_quoted, TextFormat};
