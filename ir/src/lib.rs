@@ -105,6 +105,7 @@ mod limits;
 pub mod lower_ast;
 mod module;
 pub mod opcode;
+pub mod parser;
 mod printer;
 mod signature;
 mod strings;
@@ -125,6 +126,7 @@ pub use layout::{allocation_align, layout_of, layout_of_with_limit, pointer_stri
 pub use limits::{IrLimits, LimitError, Resource, MAX_IR_NESTING};
 pub use module::{ConstDecl, Declaration, Function, Global, Linkage, Module, Param};
 pub use opcode::{BinOp, CmpOp, FCmpPred, ICmpPred, Opcode, Shape};
+pub use parser::{parse_module, parse_module_with_limits, ParseError, ParseErrorKind, SourceLocation};
 pub use printer::{format2_is_exact, is_bare_name, print_module, print_module_with, push_quoted, TextFormat};
 pub use signature::{is_well_formed_type, validate_signature};
 pub use strings::StringTable;

@@ -1,0 +1,60 @@
+//! The text reader: formats 2, 3 and 4 (whale-ir §1, §3, §4; whale-upstream §g.4).
+//!
+//! [`parse_module`] reads exactly what [`crate::print_module`] writes, so
+//! `parse(print(m))` rebuilds `m` — ids, names, types, constants, attributes,
+//! order — and `print(parse(t)) == t` for printed text. (The rebuilt module's
+//! interning order of strings and types and its operand-pool layout follow the
+//! text, not the builder calls that made `m`, so the guarantee is structural;
+//! two reads of one text are `==`.) It also reads upstream's formats 3 and 4
+//! (explicit `%vN`/`%bN`/`@fN`/`@gN` identities, quoted names; `uninit` is in
+//! our format 2 and in format 4, not in format 3). The lexer (`lexer.rs`) walks bytes and hands out
+//! `(kind, span)` tokens; the parser (`parser.rs`) is recursive descent with one
+//! token of lookahead that fills the module's tables directly, then runs the
+//! full verifier. Every limit of [`IrLimits`] is checked before the allocation
+//! or recursion it guards, so no input can crash the reader. `docs/text-format.md`
+//! gives the grammar.
+
+mod error;
+mod lexer;
+#[allow(clippy::module_inception)]
+mod parser;
+
+pub use error::{ParseError, ParseErrorKind, SourceLocation};
+
+use crate::limits::IrLimits;
+use crate::module::Module;
+
+/// Reads a module from text (format 2, 3 or 4) with the default [`IrLimits`],
+/// then verifies it.
+///
+/// ```
+/// let text = "\
+/// module {
+///   format_version 2
+///   semantics_version 1
+///   target \"x86_64-whale-linux\"
+///   datalayout { ptr=64, endian=little }
+///
+///   declare @f0 \"id\": whale (i32) -> i32, linkage internal
+///
+///   fn @id(x: i32) -> i32, id @f0 {
+///   entry:
+///     ret i32 %v0
+///   }
+///
+/// }
+/// ";
+/// let module = ir::parse_module(text).unwrap();
+/// assert_eq!(ir::print_module(&module), text);
+/// ```
+pub fn parse_module(text: &str) -> Result<Module, ParseError> {
+    parse_module_with_limits(text, IrLimits::default())
+}
+
+/// Reads a module from text under `limits`, then verifies it. Exceeding a
+/// limit is a [`ParseErrorKind::ResourceLimit`] error; a module that reads but
+/// does not verify is a [`ParseErrorKind::Verification`] error located at the
+/// offending item.
+pub fn parse_module_with_limits(text: &str, limits: IrLimits) -> Result<Module, ParseError> {
+    parser::parse(text, limits)
+}
