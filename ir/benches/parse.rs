@@ -30,7 +30,10 @@ fn benches(c: &mut Criterion) {
     let cases = cases();
     for (name, text, insts) in &cases {
         let module = ir::parse_module(text).expect("printed text parses");
-        assert_eq!(&print_module_with(&module, if name.ends_with("_v4") { TextFormat::V4 } else { TextFormat::Auto }), text);
+        assert_eq!(
+            &print_module_with(&module, if name.ends_with("_v4") { TextFormat::V4 } else { TextFormat::Auto }),
+            text
+        );
         // A quick instruction rate for the record (criterion reports bytes/s).
         let runs = 5;
         let mut best = Duration::MAX;
