@@ -1,6 +1,6 @@
 //! Loading a module from any supported input, detected from its content:
 //! AST JSON (starts with `{`) is decoded and lowered at O0 for the default
-//! target; anything else is read as IR text.
+//! target; anything else is read as IR text (formats 2, 3 and 4).
 
 use std::path::Path;
 
@@ -31,7 +31,7 @@ pub fn detect(bytes: &[u8]) -> InputKind {
 }
 
 /// Reads `path` and builds its module (lowering AST JSON for `target`), verifying
-/// unless `verify` is false.
+/// unless `verify` is false (IR text is always verified by the reader).
 pub fn load_module(path: &Path, target: &str, verify: bool) -> Result<Module, CliError> {
     let bytes = read_input(path, MAX_INPUT_BYTES)?;
     load_module_from_bytes(&bytes, path, target, verify)
@@ -43,14 +43,17 @@ pub fn load_module_from_bytes(bytes: &[u8], path: &Path, target: &str, verify: b
     let text = std::str::from_utf8(bytes).map_err(|e| {
         CliError::failed(format!("{name}: input is not UTF-8 (invalid byte at offset {})", e.valid_up_to()))
     })?;
-    let module = match detect(bytes) {
-        InputKind::AstJson => lower_json(text, target)?,
-        InputKind::IrText => parse_text(text, &name)?,
-    };
-    if verify {
-        ir::verify_module(&module).map_err(|e| CliError::failed(format!("verify failed: {e}")))?;
+    match detect(bytes) {
+        InputKind::AstJson => {
+            let module = lower_json(text, target)?;
+            if verify {
+                ir::verify_module(&module).map_err(|e| CliError::failed(format!("verify failed: {e}")))?;
+            }
+            Ok(module)
+        }
+        // The reader verifies what it reads.
+        InputKind::IrText => parse_text(text, &name),
     }
-    Ok(module)
 }
 
 #[cfg(feature = "socket-cli")]
@@ -69,6 +72,15 @@ fn lower_json(_text: &str, _target: &str) -> Result<Module, CliError> {
     Err(crate::commands::missing_socket_feature("ir lower"))
 }
 
-fn parse_text(_text: &str, name: &str) -> Result<Module, CliError> {
-    Err(CliError::failed(format!("{name}: IR text input is not supported by this build")))
+/// Reads IR text (formats 2, 3 and 4); errors render as `FILE:LINE:COL: message`
+/// with the source line and a caret below.
+fn parse_text(text: &str, name: &str) -> Result<Module, CliError> {
+    ir::parse_module(text).map_err(|e| {
+        let rendered = e.render(text, name);
+        let (message, detail) = match rendered.split_once('\n') {
+            Some((first, rest)) => (first.to_string(), Some(format!("{rest}\n").replace("\n\n", "\n"))),
+            None => (rendered, None),
+        };
+        CliError::with_detail(message, detail)
+    })
 }

@@ -56,6 +56,9 @@ struct LowerArgs {
     /// Skip verification of the lowered module.
     #[arg(long)]
     no_verify: bool,
+    /// Output format: `wir` (IR text).
+    #[arg(long, default_value = "wir", value_parser = ["wir"], value_name = "FORMAT")]
+    emit: String,
 }
 
 /// Arguments of `whale ir verify`.

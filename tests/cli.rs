@@ -188,3 +188,40 @@ fn missing_input_is_an_error() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).starts_with("Error: failed to read /nonexistent/x.wir"));
 }
+
+#[test]
+fn text_ir_round_trips_through_print_and_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["fib.json", "loops.json", "globals.json", "calls.json", "literals.json"] {
+        let wir = dir.path().join(name.replace(".json", ".wir"));
+        let o = whale(&["ir", "lower", example(name).to_str().unwrap(), "--emit", "wir", "-o", wir.to_str().unwrap()]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let v = whale(&["ir", "verify", wir.to_str().unwrap()]);
+        assert!(v.status.success(), "{name}: {}", stderr(&v));
+        let p = whale(&["ir", "print", wir.to_str().unwrap()]);
+        assert!(p.status.success(), "{name}: {}", stderr(&p));
+        assert_eq!(p.stdout, fs::read(&wir).unwrap(), "{name}: print(parse(text)) == text");
+        let v4 = whale(&["ir", "print", wir.to_str().unwrap(), "--format", "4"]);
+        let wir4 = dir.path().join("v4.wir");
+        fs::write(&wir4, &v4.stdout).unwrap();
+        let back = whale(&["ir", "print", wir4.to_str().unwrap(), "--format", "4"]);
+        assert_eq!(back.stdout, v4.stdout, "{name}: format 4 round trip");
+    }
+}
+
+#[test]
+fn text_errors_point_at_the_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let wir = dir.path().join("bad.wir");
+    let text = "module {\n  format_version 2\n  semantics_version 1\n  target \"x86_64-whale-linux\"\n  datalayout { ptr=64, endian=little }\n\n  declare @f0 \"f\": whale () -> i32, linkage internal\n\n  fn @f() -> i32, id @f0 {\n  entry:\n    %v0: i32 = addd i32 %v0, %v0\n    ret i32 %v0\n  }\n\n}\n";
+    fs::write(&wir, text).unwrap();
+    let out = dir.path().join("out.wir");
+    let o = whale(&["ir", "print", wir.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    let first = e.lines().next().unwrap();
+    assert!(first.starts_with(&format!("Error: {}:11:16: ", wir.display())), "{e}");
+    assert!(first.contains("unknown instruction"), "{e}");
+    assert!(e.contains("addd i32") && e.contains('^'), "{e}");
+    assert!(!out.exists());
+}

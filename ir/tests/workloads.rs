@@ -8,9 +8,9 @@ use workloads::SplitMix64;
 #[test]
 fn splitmix_test_vector() {
     let mut r = SplitMix64::new(0x5731);
-    assert_eq!(r.next(), 0x4373733980006792);
-    assert_eq!(r.next(), 0x51a35820789c46e0);
-    assert_eq!(r.next(), 0x81ace734f6f928c0);
+    assert_eq!(r.next_u64(), 0x4373733980006792);
+    assert_eq!(r.next_u64(), 0x51a35820789c46e0);
+    assert_eq!(r.next_u64(), 0x81ace734f6f928c0);
 }
 
 #[test]
