@@ -24,14 +24,16 @@ use ir::{
 use crate::error::Site;
 use crate::numeric::{CheckedOp, FloatOp, FloatPred, IntOp, IntTy, Norm};
 use crate::program::{
-    function_address, AggLayout, CallSite, CastKind, DeclInfo, Extend, FuncInfo, GepInfo, GepTerm, IntPred, Leaf, Op,
-    PcInfo, Program, SwitchTable,
+    function_address, AggLayout, CallSite, CastKind, DeclInfo, Extend, FuncInfo, GepIndex, GepInfo, GepTerm, IntPred,
+    LatchInfo, Leaf, Op, PcInfo, Program, SwitchTable,
 };
 use crate::shape::{Kind, Shapes, MAX_DEPTH};
 
 /// Largest frame, in slots.
 const MAX_FRAME_SLOTS: u64 = 1 << 24;
 const NONE: u32 = u32::MAX;
+/// Marks, during slot assignment, a value that will share its phi's slot.
+const COALESCED: u32 = u32::MAX - 1;
 /// `NotExecutable` codes.
 pub(crate) const NOT_EXEC_UNDEF: u8 = 0;
 pub(crate) const NOT_EXEC_PHI: u8 = 1;
@@ -176,7 +178,7 @@ impl Compiler<'_> {
 
     fn slot(&self, v: ValueId) -> Result<u32, Fail> {
         match self.slot_of.get(ix(v)) {
-            Some(&s) if s != NONE => Ok(s),
+            Some(&s) if s != NONE && s != COALESCED => Ok(s),
             _ => Err(format!("{v} is not defined in this function")),
         }
     }
@@ -204,6 +206,16 @@ impl Compiler<'_> {
             }
         }
         // ---- slots -------------------------------------------------------------
+        for &b in f.blocks {
+            for inst in m.block_insts(b) {
+                m.inst(inst).for_each_value(m.pool(), |v| {
+                    if let Some(u) = self.uses.get_mut(ix(v)) {
+                        *u = u.saturating_add(1);
+                    }
+                });
+            }
+        }
+        let coalesced = self.coalesce(f, st)?;
         let mut next: u64 = 0;
         for p in f.params {
             let ty = self.ty(p.value)?;
@@ -226,31 +238,33 @@ impl Compiler<'_> {
             let mut phi_slots = 0u64;
             for inst in m.block_insts(b) {
                 let data = m.inst(inst);
-                data.for_each_value(m.pool(), |v| {
-                    if let Some(u) = self.uses.get_mut(ix(v)) {
-                        *u = u.saturating_add(1);
-                    }
-                });
                 if is_constant(data) {
                     continue;
                 }
                 if let Some(v) = m.inst_result(inst) {
                     let ty = self.ty(v)?;
-                    self.assign(st, v, ty, &mut next)?;
                     if matches!(data, InstData::Phi { .. }) {
                         phi_slots += u64::from(self.slots(ty)?);
                     }
+                    if self.slot_of.get(ix(v)) == Some(&COALESCED) {
+                        continue;
+                    }
+                    self.assign(st, v, ty, &mut next)?;
                 }
             }
             max_phi_slots = max_phi_slots.max(phi_slots);
+        }
+        for &(value, phi) in &coalesced {
+            let slot = self.slot(phi)?;
+            if let Some(s) = self.slot_of.get_mut(ix(value)) {
+                *s = slot;
+            }
         }
         st.temps = next as u32;
         next += max_phi_slots;
         if next > MAX_FRAME_SLOTS {
             return Err(format!("the frame needs {next} slots (limit {MAX_FRAME_SLOTS})"));
         }
-        // Uses of values of other functions were counted too; they are reset with
-        // the values of this function only if assigned, so clear them now.
         st.template = vec![0; (const_end - u64::from(st.const_slot)) as usize];
         for &b in f.blocks {
             for inst in m.block_insts(b) {
@@ -258,6 +272,11 @@ impl Compiler<'_> {
             }
         }
         // ---- code ----------------------------------------------------------------
+        st.phi_count = f
+            .blocks
+            .iter()
+            .map(|&b| m.block_insts(b).take_while(|&i| matches!(m.inst(i), InstData::Phi { .. })).count() as u32)
+            .collect();
         for (local, &b) in f.blocks.iter().enumerate() {
             self.block(st, local as u32, b)?;
         }
@@ -288,6 +307,7 @@ impl Compiler<'_> {
                 *c = cost;
             }
         }
+        self.latches(code_start_of(st, stubs_start), stubs_start as usize);
         self.validate(code_start_of(st, stubs_start), self.p.code.len(), next as u32)?;
         let entry_local = self.local(f.entry)?;
         let template_start = self.p.templates.len() as u32;
@@ -301,10 +321,62 @@ impl Compiler<'_> {
         Ok(())
     }
 
+    /// Chooses values that can be computed straight into the slot of the phi
+    /// they feed, so the edge needs no move: a value `v` defined by an ordinary
+    /// instruction in block `b` whose terminator is `br h`, used only as phi
+    /// `p`'s input from `b`, where `p` is not used after `v`'s definition (nor
+    /// by another phi input on that edge). Then `p`'s old value is dead when `v`
+    /// is written, and every other value sharing `p`'s slot lives in another
+    /// block. Operations read all operands before writing, so `v`'s own
+    /// instruction may read `p`.
+    fn coalesce(&mut self, f: &Function<'_>, st: &mut FnState) -> Result<Vec<(ValueId, ValueId)>, Fail> {
+        let m = self.m;
+        let mut chosen = Vec::new();
+        for &b in f.blocks {
+            let insts: Vec<InstId> = m.block_insts(b).collect();
+            let Some(&last) = insts.last() else { continue };
+            let InstData::Br { dest } = *m.inst(last) else { continue };
+            let phis: Vec<(ValueId, ValueId)> = m
+                .block_insts(dest)
+                .map_while(|i| match *m.inst(i) {
+                    InstData::Phi { inputs } => Some((i, inputs)),
+                    _ => None,
+                })
+                .filter_map(|(i, inputs)| {
+                    let input = m.list(inputs).chunks_exact(2).find(|pair| pair[1] == b.as_u32())?[0];
+                    Some((m.inst_result(i)?, ValueId::from_u32(input)))
+                })
+                .collect();
+            for &(phi, value) in &phis {
+                if self.uses.get(ix(value)) != Some(&1) {
+                    continue;
+                }
+                let Some(def) = insts.iter().position(|&i| m.inst_result(i) == Some(value)) else { continue };
+                let data = m.inst(insts[def]);
+                if is_constant(data) || matches!(data, InstData::Phi { .. }) {
+                    continue;
+                }
+                let mut used_later = phis.iter().any(|&(other, input)| other != phi && input == phi);
+                for &i in &insts[def + 1..] {
+                    m.inst(i).for_each_value(m.pool(), |v| used_later |= v == phi);
+                }
+                if used_later || self.ty(phi)? != self.ty(value)? {
+                    continue;
+                }
+                if let Some(s) = self.slot_of.get_mut(ix(value)) {
+                    *s = COALESCED;
+                }
+                st.values.push(value);
+                chosen.push((value, phi));
+            }
+        }
+        Ok(chosen)
+    }
+
     fn assign(&mut self, st: &mut FnState, v: ValueId, ty: TypeId, next: &mut u64) -> Result<(), Fail> {
         let n = self.slots(ty)?;
         let slot = self.slot_of.get_mut(ix(v)).ok_or_else(|| format!("{v} is out of range"))?;
-        if *slot != NONE {
+        if *slot != NONE && *slot != COALESCED {
             return Err(format!("{v} is defined twice"));
         }
         *slot = *next as u32;
@@ -374,11 +446,11 @@ impl Compiler<'_> {
         for (k, &inst) in insts.iter().enumerate() {
             self.p.sites.push(Site { function: st.id, block: b, inst: k as u32, value: m.inst_result(inst) });
         }
-        let phis = insts.iter().take_while(|&&i| matches!(m.inst(i), InstData::Phi { .. })).count();
-        st.phi_count.push(phis as u32);
+        let phis = st.phi_count.get(local as usize).copied().unwrap_or(0) as usize;
         let mut pending = 0u32;
-        // The last emitted op, if it is a fusable compare: (pc, its cover, result).
+        // The last emitted op, if it is a fusable compare or gep: (pc, its cover, result).
         let mut last_cmp: Option<(u32, u32, ValueId)> = None;
+        let mut last_gep: Option<(u32, u32, ValueId)> = None;
         for (k, &inst) in insts.iter().enumerate().skip(phis) {
             let data = *m.inst(inst);
             let site = site_base + k as u32;
@@ -400,6 +472,30 @@ impl Compiler<'_> {
                     }
                 }
             }
+            if let (Some((pc, cover, gep)), 0) = (last_gep, pending) {
+                if self.uses.get(ix(gep)) == Some(&1) {
+                    if let Some(op) = self.fuse_access(pc, gep, &data, m.inst_result(inst))? {
+                        self.p.code[pc as usize] = op;
+                        self.p.pc_info[pc as usize] = PcInfo { site, cover: cover + 1, after: 0 };
+                        last_gep = None;
+                        last_cmp = None;
+                        continue;
+                    }
+                }
+            }
+            if let InstData::Br { dest } = data {
+                let succ = self.local(dest)?;
+                let count = st.phi_count.get(succ as usize).copied().unwrap_or(0);
+                if count > 0 {
+                    // The phi moves run at the end of this block; the jump charges
+                    // their steps together with the target's first segment.
+                    self.edge_moves(st, local, succ, site)?;
+                    let pc = self.emit(Op::JumpPhis { target: 0, count, site: 0 }, pending + 1, site);
+                    st.fixups.push((pc, 2, succ));
+                    pending = 0;
+                    continue;
+                }
+            }
             let fixups_from = st.fixups.len();
             let op = self.inst(st, local, inst, &data)?;
             let cover = pending + 1;
@@ -409,12 +505,43 @@ impl Compiler<'_> {
                 Op::Cmp { .. } => m.inst_result(inst).map(|v| (pc, cover, v)),
                 _ => None,
             };
+            last_gep = match op {
+                Op::GepIndex { .. } => m.inst_result(inst).map(|v| (pc, cover, v)),
+                _ => None,
+            };
             // Branch targets recorded by `inst` learn their op's pc now.
             for fix in st.fixups.get_mut(fixups_from..).unwrap_or(&mut []) {
                 fix.0 = pc;
             }
         }
         Ok(())
+    }
+
+    /// A load or store through the result of the [`Op::GepIndex`] at `pc` (its
+    /// only use), fused with it; `None` if `data` is not such an access.
+    fn fuse_access(&self, pc: u32, gep: ValueId, data: &InstData, result: Option<ValueId>) -> Result<Option<Op>, Fail> {
+        let Some(Op::GepIndex { base, index, info, .. }) = self.p.code.get(pc as usize).copied() else {
+            return Ok(None);
+        };
+        Ok(match *data {
+            InstData::Memory { op: Opcode::Load, align, ty, ptr } if ptr.expand() == Some(gep) => {
+                let (Some(kind), Some(result)) = (self.shapes.kind(ty), result) else { return Ok(None) };
+                let dst = self.slot(result)?;
+                Some(Op::LoadElem { kind: kind as u8, align_log2: log2(align), dst, base, index, info })
+            }
+            InstData::Store { align, value, ptr } if ptr == gep && value != gep => {
+                let Some(kind) = self.shapes.kind(self.ty(value)?) else { return Ok(None) };
+                Some(Op::StoreElem {
+                    kind: kind as u8,
+                    align_log2: log2(align),
+                    src: self.slot(value)?,
+                    base,
+                    index,
+                    info,
+                })
+            }
+            _ => None,
+        })
     }
 
     fn inst(&mut self, st: &mut FnState, local: u32, inst: InstId, data: &InstData) -> Result<Op, Fail> {
@@ -790,6 +917,16 @@ impl Compiler<'_> {
             }
         }
         let terms = (terms_start, self.p.gep_terms.len() as u32 - terms_start);
+        if let (Some(constant), 1) = (constant, terms.1) {
+            if let Some(term) = self.p.gep_terms.pop() {
+                if let Some(ty) = Kind::from_code(term.kind).int().filter(|t| t.bits <= 64) {
+                    self.p.gep_index.push(GepIndex { constant, stride: term.stride, signed: ty.signed });
+                    let info = self.p.gep_index.len() as u32 - 1;
+                    return Ok(Op::GepIndex { dst, base: base_slot, index: term.slot, info });
+                }
+                self.p.gep_terms.push(term);
+            }
+        }
         self.p.geps.push(GepInfo { constant, terms });
         Ok(Op::Gep { dst, base: base_slot, info: self.p.geps.len() as u32 - 1 })
     }
@@ -872,6 +1009,15 @@ impl Compiler<'_> {
     fn resolve_targets(&mut self, st: &mut FnState) -> Result<(), Fail> {
         let fixups = std::mem::take(&mut st.fixups);
         for (pc, which, succ) in fixups {
+            if which == 2 {
+                let target = st.block_pc.get(succ as usize).copied().ok_or("branch to an unknown block")?;
+                let first_phi = st.block_site.get(succ as usize).copied().ok_or("branch to an unknown block")?;
+                if let Some(Op::JumpPhis { target: t, site, .. }) = self.p.code.get_mut(pc as usize) {
+                    *t = target;
+                    *site = first_phi;
+                }
+                continue;
+            }
             let pred = self.block_of_pc(st, pc);
             let target = self.edge(st, pred, succ)?;
             if let Some(op) = self.p.code.get_mut(pc as usize) {
@@ -917,10 +1063,21 @@ impl Compiler<'_> {
         if let Some(&(_, _, pc)) = st.stubs.iter().find(|&&(p, s, _)| p == pred && s == succ) {
             return Ok(pc);
         }
+        let site_base = st.block_site.get(succ as usize).copied().ok_or("unknown successor")?;
+        let stub = self.p.code.len() as u32;
+        self.edge_moves(st, pred, succ, site_base)?;
+        self.emit(Op::JumpPhi { target: block_pc }, phis, site_base + phis - 1);
+        st.stubs.push((pred, succ, stub));
+        Ok(stub)
+    }
+
+    /// Emits the moves that assign `succ`'s phis on the edge from `pred` (cover
+    /// 0: their steps are charged when control enters `succ`).
+    fn edge_moves(&mut self, st: &FnState, pred: u32, succ: u32, site: u32) -> Result<(), Fail> {
         let m = self.m;
+        let phis = st.phi_count.get(succ as usize).copied().unwrap_or(0);
         let pred_block = *st.blocks.get(pred as usize).ok_or("unknown predecessor")?;
         let succ_block = *st.blocks.get(succ as usize).ok_or("unknown successor")?;
-        let site_base = st.block_site.get(succ as usize).copied().ok_or("unknown successor")?;
         let mut moves: Vec<(u32, u32)> = Vec::new();
         let mut missing = false;
         for inst in m.block_insts(succ_block).take(phis as usize) {
@@ -935,23 +1092,22 @@ impl Compiler<'_> {
             let n = self.slots(self.ty(result)?)?;
             moves.extend((0..n).map(|i| (dst + i, src + i)));
         }
-        let stub = self.p.code.len() as u32;
-        let last_phi_site = site_base + phis - 1;
         if missing {
-            self.emit(Op::NotExecutable { what: NOT_EXEC_PHI }, 0, site_base);
+            self.emit(Op::NotExecutable { what: NOT_EXEC_PHI }, 0, site);
         }
         moves.retain(|&(d, s)| d != s);
         // A hazard: some source is overwritten by an earlier move of this edge.
+        let mark = self.p.code.len() as u32 + 1;
         let frame = st.temps as usize + moves.len() + 1;
         if self.stamp.len() < frame {
             self.stamp.resize(frame, 0);
         }
         for &(d, _) in &moves {
             if let Some(s) = self.stamp.get_mut(d as usize) {
-                *s = stub + 1;
+                *s = mark;
             }
         }
-        let hazard = moves.iter().any(|&(_, s)| self.stamp.get(s as usize) == Some(&(stub + 1)));
+        let hazard = moves.iter().any(|&(_, s)| self.stamp.get(s as usize) == Some(&mark));
         for &(d, _) in &moves {
             if let Some(s) = self.stamp.get_mut(d as usize) {
                 *s = 0;
@@ -959,19 +1115,42 @@ impl Compiler<'_> {
         }
         if hazard {
             for (i, &(_, s)) in moves.iter().enumerate() {
-                self.emit(Op::Mov { dst: st.temps + i as u32, src: s }, 0, site_base);
+                self.emit(Op::Mov { dst: st.temps + i as u32, src: s }, 0, site);
             }
             for (i, &(d, _)) in moves.iter().enumerate() {
-                self.emit(Op::Mov { dst: d, src: st.temps + i as u32 }, 0, site_base);
+                self.emit(Op::Mov { dst: d, src: st.temps + i as u32 }, 0, site);
             }
         } else {
             for &(d, s) in &moves {
-                self.emit(Op::Mov { dst: d, src: s }, 0, site_base);
+                self.emit(Op::Mov { dst: d, src: s }, 0, site);
             }
         }
-        self.emit(Op::JumpPhi { target: block_pc }, phis, last_phi_site);
-        st.stubs.push((pred, succ, stub));
-        Ok(stub)
+        Ok(())
+    }
+
+    /// Turns each `br` to a block that starts with a fused compare-and-branch
+    /// (a loop header's test) into an [`Op::Latch`] doing both.
+    fn latches(&mut self, start: usize, end: usize) {
+        for pc in start..end {
+            let (target, count, site) = match self.p.code[pc] {
+                Op::Jump { target } => (target, 0, 0),
+                Op::JumpPhis { target, count, site } => (target, count, site),
+                _ => continue,
+            };
+            let Some(Op::BrCmp { pred, a, b, then_pc, else_pc }) = self.p.code.get(target as usize).copied() else {
+                continue;
+            };
+            let header_cost = self.p.entry_cost.get(target as usize).copied().unwrap_or(0);
+            self.p.latches.push(LatchInfo {
+                header: target,
+                count,
+                site,
+                cost: u64::from(count) + u64::from(header_cost),
+                then_pc,
+                else_pc,
+            });
+            self.p.code[pc] = Op::Latch { pred, a, b, info: self.p.latches.len() as u32 - 1 };
+        }
     }
 
     /// Computes entry costs and `after` counts of the segments in `start..end`.
@@ -1024,6 +1203,19 @@ impl Compiler<'_> {
         for op in p.code.get(start..end).unwrap_or(&[]) {
             let ok = match *op {
                 Op::Jump { target: t } | Op::JumpPhi { target: t } => target(t),
+                Op::Latch { a, b, info, .. } => {
+                    fits(a, 1)
+                        && fits(b, 1)
+                        && p.latches.get(info as usize).is_some_and(|l| {
+                            target(l.header)
+                                && target(l.then_pc)
+                                && target(l.else_pc)
+                                && (u64::from(l.site) + u64::from(l.count)) <= p.sites.len() as u64
+                        })
+                }
+                Op::JumpPhis { target: t, count, site } => {
+                    target(t) && (u64::from(site) + u64::from(count)) <= p.sites.len() as u64
+                }
                 Op::BrIf { cond, then_pc, else_pc } => fits(cond, 1) && target(then_pc) && target(else_pc),
                 Op::BrCmp { a, b, then_pc, else_pc, .. } => {
                     fits(a, 1) && fits(b, 1) && target(then_pc) && target(else_pc)
@@ -1103,6 +1295,13 @@ impl Compiler<'_> {
                 Op::Uninit { ptr, layout } => fits(ptr, 2) && (layout as usize) < p.layouts.len(),
                 Op::Memcpy { dst, src, len, .. } => fits(dst, 2) && fits(src, 2) && fits(len, 1),
                 Op::Memset { dst, byte, len, .. } => fits(dst, 2) && fits(byte, 1) && fits(len, 1),
+                Op::GepIndex { dst, base, index, info } => {
+                    fits(dst, 2) && fits(base, 2) && fits(index, 1) && (info as usize) < p.gep_index.len()
+                }
+                Op::LoadElem { kind, dst: at, base, index, info, .. }
+                | Op::StoreElem { kind, src: at, base, index, info, .. } => {
+                    fits(at, kind_slots(kind)) && fits(base, 2) && fits(index, 1) && (info as usize) < p.gep_index.len()
+                }
                 Op::Gep { dst, base, info } => {
                     fits(dst, 2)
                         && fits(base, 2)

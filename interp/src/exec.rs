@@ -35,8 +35,9 @@ pub(crate) struct Frame {
 
 /// Why the loop stopped early.
 pub(crate) enum Stop {
-    /// `pc` is the trapping op.
-    Trap { pc: usize, reason: TrapReason },
+    /// `pc` is the trapping op; `back` counts the IR operations of its cover
+    /// after the trapping one (a fused op can trap in its first part).
+    Trap { pc: usize, back: u32, reason: TrapReason },
     /// A resource limit at op `pc`.
     Limit { pc: usize, kind: LimitKind, limit: u64 },
     /// The step budget ran out before IR operation `site` (an index of `sites`).
@@ -132,62 +133,53 @@ fn store(memory: &mut Memory, off: usize, kind: Kind, r: &[u64], src: usize) {
     }
 }
 
-/// The generic conversions (`Op::Cast`).
+/// The generic conversions (`Op::Cast`). Reads the operand before writing the
+/// result, so `dst` may equal `a`.
 fn cast(kind: CastKind, from: Kind, to: Kind, r: &mut [u64], dst: usize, a: usize) -> Result<(), TrapReason> {
-    let source_int = from.int();
-    let value = match (source_int, from) {
-        (Some(ty), _) => read_int(r, a, ty),
-        (None, Kind::Ptr) => u128::from(r[a]),
-        (None, _) => u128::from(r[a]),
+    let lo = r[a];
+    let hi = if from.slots() == 2 { r[a + 1] } else { 0 };
+    let split = |v: u128| [v as u64, (v >> 64) as u64];
+    // The operand as a canonical integer (float and pointer operands: their bits/address).
+    let value = match from.int() {
+        Some(ty) if ty.bits == 128 => u128::from(lo) | (u128::from(hi) << 64),
+        Some(ty) if ty.signed => lo as i64 as i128 as u128,
+        _ => u128::from(lo),
     };
-    let float_from = from.float();
-    let float_to = to.float();
-    match kind {
-        CastKind::Zext | CastKind::Sext | CastKind::Trunc | CastKind::Bitcast if to == Kind::Ptr => {
-            // Pointer-to-pointer bitcast keeps provenance.
-            r[dst] = r[a];
-            r[dst + 1] = r.get(a + 1).copied().unwrap_or(0);
-        }
+    let out = match kind {
+        CastKind::Zext | CastKind::Sext | CastKind::Trunc | CastKind::Bitcast if to == Kind::Ptr => [lo, hi],
         CastKind::Zext | CastKind::Sext | CastKind::Trunc | CastKind::Bitcast => {
-            let bits = source_int.map_or(1, |t| t.bits);
+            let bits = from.int().map_or(if from == Kind::Bool { 1 } else { (from.size() * 8) as u8 }, |t| t.bits);
             let pattern = match kind {
                 CastKind::Sext => IntTy { bits, signed: true }.apply(value),
                 CastKind::Zext => IntTy { bits, signed: false }.apply(value),
                 _ => value,
             };
-            match (to.int(), float_to) {
-                (Some(ty), _) => write_int(r, dst, ty, ty.apply(pattern)),
-                (None, Some(_)) => r[dst] = pattern as u64 & mask(to.size()),
-                _ => r[dst] = pattern as u64,
-            }
-            if float_from.is_some() {
-                if let Some(ty) = to.int() {
-                    write_int(r, dst, ty, ty.apply(u128::from(r[a])));
-                }
+            match to.int() {
+                Some(ty) => split(ty.apply(pattern)),
+                None => [pattern as u64 & mask(to.size()), 0],
             }
         }
-        CastKind::Fext | CastKind::Ftrunc => {
-            let (Some(f), Some(t)) = (float_from, float_to) else { return Ok(()) };
-            r[dst] = float_convert(f, t, r[a]);
-        }
-        CastKind::ItofS | CastKind::ItofU => {
-            let Some(t) = float_to else { return Ok(()) };
-            r[dst] = int_to_float(value, kind == CastKind::ItofS && source_int.is_some_and(|s| s.signed), t);
-        }
-        CastKind::FtoiS | CastKind::FtoiU => {
-            let (Some(f), Some(ty)) = (float_from, to.int()) else { return Ok(()) };
-            let v = float_to_int(f, r[a], ty)?;
-            write_int(r, dst, ty, ty.apply(v));
-        }
-        CastKind::Ptrtoint => {
-            if let Some(ty) = to.int() {
-                write_int(r, dst, ty, ty.apply(u128::from(r[a])));
-            }
-        }
-        CastKind::Inttoptr => {
-            r[dst] = value as u64;
-            r[dst + 1] = 0;
-        }
+        CastKind::Fext | CastKind::Ftrunc => match (from.float(), to.float()) {
+            (Some(f), Some(t)) => [float_convert(f, t, lo), 0],
+            _ => return Err(TrapReason::NotExecutable("invalid float conversion")),
+        },
+        CastKind::ItofS | CastKind::ItofU => match to.float() {
+            Some(t) => [int_to_float(value, kind == CastKind::ItofS && from.int().is_some_and(|s| s.signed), t), 0],
+            None => return Err(TrapReason::NotExecutable("invalid integer-to-float conversion")),
+        },
+        CastKind::FtoiS | CastKind::FtoiU => match (from.float(), to.int()) {
+            (Some(f), Some(ty)) => split(ty.apply(float_to_int(f, lo, ty)?)),
+            _ => return Err(TrapReason::NotExecutable("invalid float-to-integer conversion")),
+        },
+        CastKind::Ptrtoint => match to.int() {
+            Some(ty) => split(ty.apply(u128::from(lo))),
+            None => return Err(TrapReason::NotExecutable("invalid pointer-to-integer conversion")),
+        },
+        CastKind::Inttoptr => [value as u64, 0],
+    };
+    r[dst] = out[0];
+    if to.slots() == 2 {
+        r[dst + 1] = out[1];
     }
     Ok(())
 }
@@ -311,11 +303,35 @@ impl Interpreter {
                 pc = t;
             }};
         }
+        // Charges `$count` phis (sites from `$site`) and the segment at `$t`.
+        macro_rules! enter_phis {
+            ($t:expr, $count:expr, $site:expr) => {{
+                let count = u64::from($count);
+                if count > fuel {
+                    *fuel_out = 0;
+                    return Err(Stop::Steps { site: $site + fuel as u32 });
+                }
+                fuel -= count;
+                enter!($t);
+            }};
+        }
         macro_rules! trap {
             ($reason:expr) => {{
                 *fuel_out = fuel;
-                return Err(Stop::Trap { pc: pc - 1, reason: $reason });
+                return Err(Stop::Trap { pc: pc - 1, back: 0, reason: $reason });
             }};
+        }
+        // An element access: the gep part traps one operation early.
+        macro_rules! element {
+            ($e:expr) => {
+                match $e {
+                    Ok(v) => v,
+                    Err((e, in_gep)) => {
+                        *fuel_out = fuel;
+                        return Err(Stop::Trap { pc: pc - 1, back: u32::from(in_gep), reason: TrapReason::Memory(e) });
+                    }
+                }
+            };
         }
         macro_rules! mem {
             ($e:expr) => {
@@ -387,6 +403,16 @@ impl Interpreter {
             match op {
                 Op::Jump { target } => enter!(target),
                 Op::JumpPhi { target } => pc = target as usize,
+                Op::JumpPhis { target, count, site } => enter_phis!(target, count, site),
+                Op::Latch { pred, a, b, info } => {
+                    let l = program.latches[info as usize];
+                    if l.cost <= fuel {
+                        fuel -= l.cost;
+                        enter!(if int_pred(pred, r[a as usize], r[b as usize]) { l.then_pc } else { l.else_pc })
+                    } else {
+                        enter_phis!(l.header, l.count, l.site)
+                    }
+                }
                 Op::BrIf { cond, then_pc, else_pc } => {
                     enter!(if r[cond as usize] != 0 { then_pc } else { else_pc })
                 }
@@ -686,6 +712,29 @@ impl Interpreter {
                         memory.fill(to, n as usize, r[byte as usize] as u8);
                     }
                 }
+                Op::GepIndex { dst, base: b, index, info } => {
+                    let g = program.gep_index[info as usize];
+                    let (addr, tag) = (r[b as usize], r[b as usize + 1]);
+                    let new = mem!(memory.offset(addr, tag, element_delta(g, r[index as usize])));
+                    r[dst as usize] = new;
+                    r[dst as usize + 1] = tag;
+                }
+                Op::LoadElem { kind, align_log2, dst, base: b, index, info } => {
+                    let g = program.gep_index[info as usize];
+                    let kind = Kind::from_code(kind);
+                    let (addr, tag) = (r[b as usize], r[b as usize + 1]);
+                    let delta = element_delta(g, r[index as usize]);
+                    let off = element!(memory.element(addr, tag, delta, kind.size(), 1 << align_log2, READ));
+                    mem!(load(memory, off, kind, r, dst as usize));
+                }
+                Op::StoreElem { kind, align_log2, src, base: b, index, info } => {
+                    let g = program.gep_index[info as usize];
+                    let kind = Kind::from_code(kind);
+                    let (addr, tag) = (r[b as usize], r[b as usize + 1]);
+                    let delta = element_delta(g, r[index as usize]);
+                    let off = element!(memory.element(addr, tag, delta, kind.size(), 1 << align_log2, WRITE));
+                    store(memory, off, kind, r, src as usize);
+                }
                 Op::Gep { dst, base: b, info } => {
                     let g = program.geps[info as usize];
                     let mut delta = g.constant;
@@ -708,6 +757,13 @@ impl Interpreter {
             }
         }
     }
+}
+
+/// The byte offset of an indexed `gep`, `None` on overflow.
+#[inline(always)]
+fn element_delta(g: crate::program::GepIndex, index: u64) -> Option<i128> {
+    let index = if g.signed { i128::from(index as i64) } else { i128::from(index) };
+    index.checked_mul(i128::from(g.stride))?.checked_add(g.constant)
 }
 
 /// Copies a function's constant template into the frame at `base`.

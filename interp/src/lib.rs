@@ -343,17 +343,18 @@ impl Interpreter {
 
     fn stop_error(&self, stop: Stop) -> ExecError {
         let used = (self.options.max_steps - self.fuel).saturating_add(self.deficit);
-        let at = |pc: usize| {
+        let at = |pc: usize, back: u32| {
             let info = self.program.pc_info.get(pc).copied().unwrap_or_default();
-            (self.site(info.site), used.saturating_sub(u64::from(info.after)))
+            let steps = used.saturating_sub(u64::from(info.after) + u64::from(back));
+            (self.site(info.site.saturating_sub(back)), steps)
         };
         match stop {
-            Stop::Trap { pc, reason } => {
-                let (site, steps) = at(pc);
+            Stop::Trap { pc, back, reason } => {
+                let (site, steps) = at(pc, back);
                 ExecError::Trap(Box::new(Trap { reason, site, steps }))
             }
             Stop::Limit { pc, kind, limit } => {
-                let (site, steps) = at(pc);
+                let (site, steps) = at(pc, 0);
                 ExecError::Limit(Box::new(LimitExceeded { kind, limit, site, steps }))
             }
             Stop::Steps { site } => ExecError::Limit(Box::new(LimitExceeded {

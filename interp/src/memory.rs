@@ -281,6 +281,41 @@ impl Memory {
         Ok(target)
     }
 
+    /// A fused `gep` + access: `addr + delta` must stay within the allocation
+    /// (as `gep` requires), then `size` bytes there are checked as an access.
+    /// The error says whether the `gep` (true) or the access failed.
+    #[inline(always)]
+    pub(crate) fn element(
+        &self,
+        addr: u64,
+        tag: u64,
+        delta: Option<i128>,
+        size: u64,
+        align: u64,
+        need: u8,
+    ) -> Result<usize, (MemoryTrap, bool)> {
+        let r = self.live_record(addr, tag).map_err(|e| (e, true))?;
+        let end = r.start + r.size;
+        let target = delta
+            .and_then(|d| i128::from(addr).checked_add(d))
+            .and_then(|t| u64::try_from(t).ok())
+            .ok_or((MemoryTrap::AddressOverflow, true))?;
+        if target < r.start || target > end {
+            return Err((MemoryTrap::OutOfBounds, true));
+        }
+        let last = target.checked_add(size).ok_or((MemoryTrap::AddressOverflow, false))?;
+        if last > end {
+            return Err((MemoryTrap::OutOfBounds, false));
+        }
+        if r.perms & need != need {
+            return Err((MemoryTrap::PermissionDenied, false));
+        }
+        if target & (align.wrapping_sub(1)) != 0 {
+            return Err((MemoryTrap::Misaligned { address: target, alignment: align }, false));
+        }
+        Ok((target - BASE) as usize)
+    }
+
     /// The allocation offset of arena offset `off`, for error messages.
     #[cold]
     fn allocation_offset(&self, off: usize) -> u64 {

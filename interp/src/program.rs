@@ -72,6 +72,22 @@ pub(crate) enum Op {
     JumpPhi {
         target: u32,
     },
+    /// `br` to a block with `count` phis (moved just before): charges the phis,
+    /// whose sites start at `site`, and the target segment.
+    JumpPhis {
+        target: u32,
+        count: u32,
+        site: u32,
+    },
+    /// A `br` (after its phi moves) to a block whose first op is a
+    /// [`Op::BrCmp`]: charges the phis and that block's segment, then compares
+    /// and branches as the `BrCmp` would ([`Program::latches`]).
+    Latch {
+        pred: IntPred,
+        a: u32,
+        b: u32,
+        info: u32,
+    },
     /// `cbr`.
     BrIf {
         cond: u32,
@@ -382,6 +398,31 @@ pub(crate) enum Op {
         byte: u32,
         len: u32,
     },
+    /// `gep` with one runtime index of at most 64 bits ([`Program::gep_index`]).
+    GepIndex {
+        dst: u32,
+        base: u32,
+        index: u32,
+        info: u32,
+    },
+    /// A [`Op::GepIndex`] fused with the scalar load that is its only use.
+    LoadElem {
+        kind: u8,
+        align_log2: u8,
+        dst: u32,
+        base: u32,
+        index: u32,
+        info: u32,
+    },
+    /// A [`Op::GepIndex`] fused with the scalar store that is its only use.
+    StoreElem {
+        kind: u8,
+        align_log2: u8,
+        src: u32,
+        base: u32,
+        index: u32,
+        info: u32,
+    },
     Gep {
         dst: u32,
         base: u32,
@@ -485,6 +526,29 @@ pub(crate) struct GepInfo {
     pub terms: (u32, u32),
 }
 
+/// A `gep` with one runtime index: `base + constant + index · stride`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GepIndex {
+    pub constant: i128,
+    pub stride: u64,
+    /// Whether the index's type is signed.
+    pub signed: bool,
+}
+
+/// A loop latch: the jump's phis and the header it skips.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LatchInfo {
+    /// The header's `BrCmp`.
+    pub header: u32,
+    /// Phis of the header and the site of the first.
+    pub count: u32,
+    pub site: u32,
+    /// Steps of the phis plus the header's segment.
+    pub cost: u64,
+    pub then_pc: u32,
+    pub else_pc: u32,
+}
+
 /// The translated module.
 #[derive(Default)]
 pub(crate) struct Program {
@@ -504,6 +568,8 @@ pub(crate) struct Program {
     pub layouts: Vec<AggLayout>,
     pub leaves: Vec<Leaf>,
     pub geps: Vec<GepInfo>,
+    pub gep_index: Vec<GepIndex>,
+    pub latches: Vec<LatchInfo>,
     pub gep_terms: Vec<GepTerm>,
     pub reasons: Vec<String>,
 }
