@@ -1,0 +1,176 @@
+//! Limits (whale-upstream §g.1, §g.3): steps (exactly where the budget runs
+//! out, phis and constants included), call depth (deep recursion never
+//! overflows the Rust stack), memory bytes, allocations and stack slots — each
+//! a distinct error, separate from traps.
+
+mod common;
+
+#[path = "../benches/workloads.rs"]
+mod workloads;
+
+use common::*;
+use interp::{ExecError, Interpreter, LimitKind, Options, TrapReason, Value};
+use ir::{Callee, ICmpPred, Module, Type};
+
+fn with_steps(max_steps: u64) -> Options {
+    Options { max_steps, ..Options::default() }
+}
+
+#[test]
+fn the_step_limit_stops_before_the_operation_that_would_exceed_it() {
+    let m = workloads::fib();
+    let total = workloads::fib_steps(10);
+    let mut i = Interpreter::new(&m, with_steps(total)).unwrap();
+    assert_eq!(i.call("fib", &[Value::I64(10)]).unwrap().steps, total);
+    for budget in [0, 1, 2, 3, 4, 5, 9, 10, 11, 100, total - 1] {
+        let mut i = Interpreter::new(&m, with_steps(budget)).unwrap();
+        let e = i.call("fib", &[Value::I64(10)]).unwrap_err();
+        let l = e.as_limit().unwrap_or_else(|| panic!("{e}"));
+        assert_eq!((l.kind, l.limit, l.steps), (LimitKind::Steps, budget, budget));
+        if budget == 0 {
+            // Limit 0 stops the first operation: the entry block's constant.
+            assert_eq!((l.site.block.as_u32(), l.site.inst), (0, 0));
+            assert_eq!(e.to_string(), "interpreter step limit 0 reached at @f0 %b0 instruction 0 (%v1)");
+        }
+        if budget == 3 {
+            // const, icmp, cbr ran; the next operation is the `rec` block's first.
+            assert_eq!((l.site.block.as_u32(), l.site.inst), (2, 0));
+        }
+        if budget == 5 {
+            // ... then const and sub; the stop is at the call.
+            assert_eq!((l.site.block.as_u32(), l.site.inst), (2, 2));
+        }
+    }
+}
+
+#[test]
+fn the_step_limit_can_stop_inside_a_phi_group() {
+    // entry: br (1 step); head: phi a, phi b, phi i, icmp, cbr; body: add, add, br.
+    let m = function(&[Type::U32], Type::U32, |f, p| {
+        let entry = f.entry_block();
+        let head = f.create_block("head");
+        let body = f.create_block("body");
+        let exit = f.create_block("exit");
+        let zero = f.const_u32(0);
+        let one = f.const_u32(1);
+        f.br(head);
+        f.set_insert_point(head);
+        let a = f.phi(Type::U32, &[(zero, entry)]);
+        let b = f.phi(Type::U32, &[(one, entry)]);
+        let i = f.phi(Type::U32, &[(zero, entry)]);
+        let more = f.icmp(ICmpPred::Ult, Type::U32, i, p[0]);
+        f.cbr(more, body, exit);
+        f.set_insert_point(body);
+        let next = f.add(Type::U32, i, one);
+        f.add_phi_input(a, b, body);
+        f.add_phi_input(b, a, body);
+        f.add_phi_input(i, next, body);
+        f.br(head);
+        f.set_insert_point(exit);
+        Some(a)
+    });
+    // 3 steps in entry (two constants, br); phis of the first entry into head at steps 3, 4, 5.
+    for (budget, phi) in [(3u64, 0u32), (4, 1), (5, 2)] {
+        let l = limit(&m, with_steps(budget), &[Value::U32(5)]);
+        assert_eq!((l.site.block.as_u32(), l.site.inst, l.steps), (1, phi, budget), "budget {budget}");
+    }
+    // Second entry, through the back edge: 3 + 5 (head) + 2 (body) = 10, then the phis.
+    for (budget, phi) in [(10u64, 0u32), (11, 1), (12, 2), (13, 3)] {
+        let l = limit(&m, with_steps(budget), &[Value::U32(5)]);
+        assert_eq!((l.site.block.as_u32(), l.site.inst), (1, phi), "budget {budget}");
+    }
+}
+
+#[test]
+fn a_trap_before_the_limit_wins_and_counts_exactly() {
+    // const, sdiv (traps on 0), add, ret.
+    let m = function(&[Type::I32, Type::I32], Type::I32, |f, p| {
+        let one = f.const_i32(1);
+        let q = f.sdiv(Type::I32, p[0], p[1]);
+        Some(f.add(Type::I32, q, one))
+    });
+    let args = [Value::I32(1), Value::I32(0)];
+    for budget in [2, 3, 100] {
+        let mut i = Interpreter::new(&m, with_steps(budget)).unwrap();
+        let t = i.call("f", &args).unwrap_err();
+        let t = t.as_trap().unwrap();
+        assert_eq!((t.reason.clone(), t.site.inst, t.steps), (TrapReason::DivisionByZero, 1, 2));
+    }
+    let l = limit(&m, with_steps(1), &args);
+    assert_eq!((l.site.inst, l.steps), (1, 1));
+}
+
+fn infinite_recursion() -> Module {
+    let mut mb = builder();
+    let mut f = mb.begin_function("f", vec![("n".into(), Type::I64)], Type::I64);
+    let me = f.function_id("f").unwrap();
+    let n = f.param_value(0);
+    let r = f.call(Callee::Direct(me), vec![n]).unwrap().unwrap();
+    f.ret(Some(r));
+    f.finish();
+    mb.finish()
+}
+
+#[test]
+fn call_depth() {
+    let m = infinite_recursion();
+    for depth in [1u32, 2, 1000, 1_000_000] {
+        let options = Options { max_steps: u64::MAX, max_call_depth: depth, ..Options::default() };
+        let l = limit(&m, options, &[Value::I64(0)]);
+        assert_eq!((l.kind, l.limit, l.site.inst), (LimitKind::CallDepth, u64::from(depth), 0));
+        // One step (the call) per frame entered.
+        assert_eq!(l.steps, u64::from(depth));
+    }
+    let l = limit(&m, Options { max_steps: u64::MAX, max_call_depth: 10, ..Options::default() }, &[Value::I64(0)]);
+    assert_eq!(
+        ExecError::Limit(Box::new(l)).to_string(),
+        "interpreter call depth limit 10 reached at @f0 %b0 instruction 0 (%v1)"
+    );
+    // Without a depth limit the value stack is the bound.
+    let options =
+        Options { max_steps: u64::MAX, max_call_depth: u32::MAX, max_stack_slots: 100_000, ..Options::default() };
+    let l = limit(&m, options, &[Value::I64(0)]);
+    assert_eq!((l.kind, l.limit), (LimitKind::StackSlots, 100_000));
+}
+
+#[test]
+fn memory_bytes_and_allocations() {
+    let m = function(&[], Type::Void, |f, _| {
+        let _ = f.alloca(Type::array(Type::U8, 2_000_000), 1);
+        None
+    });
+    let options = Options { max_memory_bytes: 1_000_000, ..Options::default() };
+    let l = limit(&m, options, &[]);
+    assert_eq!((l.kind, l.limit, l.site.inst), (LimitKind::MemoryBytes, 1_000_000, 0));
+    assert!(run(&m, &[]).is_ok());
+    // An alloca in a loop allocates anew each iteration.
+    let m = function(&[Type::U32], Type::Void, |f, p| {
+        let entry = f.entry_block();
+        let head = f.create_block("head");
+        let body = f.create_block("body");
+        let exit = f.create_block("exit");
+        let zero = f.const_u32(0);
+        let one = f.const_u32(1);
+        f.br(head);
+        f.set_insert_point(head);
+        let i = f.phi(Type::U32, &[(zero, entry)]);
+        let more = f.icmp(ICmpPred::Ult, Type::U32, i, p[0]);
+        f.cbr(more, body, exit);
+        f.set_insert_point(body);
+        let _ = f.alloca(Type::I64, 8);
+        let next = f.add(Type::U32, i, one);
+        f.add_phi_input(i, next, body);
+        f.br(head);
+        f.set_insert_point(exit);
+        None
+    });
+    let options = Options { max_allocations: 10, ..Options::default() };
+    let mut i = Interpreter::new(&m, options).unwrap();
+    assert!(i.call("f", &[Value::U32(10)]).is_ok());
+    let e = i.call("f", &[Value::U32(11)]).unwrap_err();
+    let l = e.as_limit().unwrap();
+    assert_eq!((l.kind, l.limit), (LimitKind::Allocations, 10));
+    assert_eq!(e.to_string(), format!("interpreter memory allocations limit 10 reached at {}", l.site));
+    // Limits are distinct from traps, and the interpreter is reusable after either.
+    assert!(i.call("f", &[Value::U32(3)]).is_ok());
+}

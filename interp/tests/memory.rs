@@ -1,0 +1,448 @@
+//! Tracked memory (whale-upstream §g.2): every check and its trap, pointer
+//! fragments, bulk operations, aggregates in memory, and allocation lifetime.
+
+mod common;
+
+use common::*;
+use interp::{Interpreter, MemoryTrap, Options, Permissions, Pointer, TrapReason, Value};
+use ir::{Callee, CastOp, CmpOp, FunctionSignature, Type};
+
+fn mem(t: MemoryTrap) -> TrapReason {
+    TrapReason::Memory(t)
+}
+
+fn ptr(t: Type) -> Type {
+    Type::ptr(t)
+}
+
+#[test]
+fn null_and_missing_provenance() {
+    let m = function(&[], Type::Void, |f, _| {
+        let zero = f.const_u64(0);
+        let null = f.cast(CastOp::Inttoptr, zero, ptr(Type::I32));
+        let v = f.const_i32(1);
+        f.store(Type::I32, v, null, 4);
+        None
+    });
+    let t = trap(&m, &[]);
+    assert_eq!(t.reason, mem(MemoryTrap::NullPointer));
+    assert_eq!(t.reason.to_string(), "null pointer access");
+    // A pointer passed in from the embedder without provenance.
+    let m = function(&[ptr(Type::U8)], Type::U8, |f, p| Some(f.load(Type::U8, p[0], 1)));
+    assert_eq!(reason(&m, &[Value::Ptr(Pointer::from_address(0x2000))]), mem(MemoryTrap::MissingProvenance));
+    assert_eq!(reason(&m, &[Value::Ptr(Pointer::NULL)]), mem(MemoryTrap::NullPointer));
+    assert_eq!(mem(MemoryTrap::MissingProvenance).to_string(), "pointer has no tracked allocation provenance");
+}
+
+/// `leak() -> ptr<i64>` returns the address of its own alloca; `f` loads through it.
+fn dangling_module(second_call: bool) -> ir::Module {
+    let mut mb = builder();
+    let mut leak = mb.begin_function("leak", vec![], ptr(Type::I64));
+    let slot = leak.alloca(Type::I64, 8);
+    let v = leak.const_i64(5);
+    leak.store(Type::I64, v, slot, 8);
+    leak.ret(Some(slot));
+    leak.finish();
+    let mut f = mb.begin_function("f", vec![], Type::I64);
+    let leak_id = f.function_id("leak").unwrap();
+    let p = f.call(Callee::Direct(leak_id), vec![]).unwrap().unwrap();
+    if second_call {
+        // The same stack address is reused by a new allocation with a new generation.
+        let q = f.call(Callee::Direct(leak_id), vec![]).unwrap().unwrap();
+        let same = f.cmp(CmpOp::Eq, ptr(Type::I64), p, q);
+        let _ = same;
+    }
+    let loaded = f.load(Type::I64, p, 8);
+    f.ret(Some(loaded));
+    f.finish();
+    mb.finish()
+}
+
+#[test]
+fn allocations_die_when_their_frame_returns() {
+    let mut i = Interpreter::new(&dangling_module(false), Options::default()).unwrap();
+    let e = i.call("f", &[]).unwrap_err();
+    let t = e.as_trap().unwrap();
+    assert_eq!(t.reason, mem(MemoryTrap::ExpiredAllocation));
+    assert_eq!(t.reason.to_string(), "allocation lifetime has ended");
+    let mut i = Interpreter::new(&dangling_module(true), Options::default()).unwrap();
+    assert_eq!(i.call("f", &[]).unwrap_err().as_trap().unwrap().reason, mem(MemoryTrap::ExpiredAllocation));
+    // Nothing stays allocated after a call.
+    assert_eq!((i.memory_in_use(), i.live_allocations()), (0, 0));
+}
+
+#[test]
+fn bounds() {
+    // An i64 load from a 4-byte allocation.
+    let m = function(&[], Type::I64, |f, _| {
+        let slot = f.alloca(Type::I32, 4);
+        let wide = f.cast(CastOp::Bitcast, slot, ptr(Type::I64));
+        Some(f.load(Type::I64, wide, 4))
+    });
+    let t = trap(&m, &[]);
+    assert_eq!(t.reason, mem(MemoryTrap::OutOfBounds));
+    assert_eq!(t.reason.to_string(), "pointer range is outside its allocation");
+    // gep may form the one-past-the-end pointer but not access through it, nor go further.
+    let elem = |index: i64, access: bool| {
+        function(&[], Type::I32, move |f, _| {
+            let arr = f.alloca(Type::array(Type::I32, 4), 4);
+            let zero = f.const_i64(0);
+            let i = f.const_i64(index);
+            let p = f.gep(ptr(Type::I32), arr, &[zero, i]);
+            if access {
+                Some(f.load(Type::I32, p, 4))
+            } else {
+                Some(f.const_i32(0))
+            }
+        })
+    };
+    assert_eq!(value(&elem(4, false), &[]), Value::I32(0));
+    let t = trap(&elem(4, true), &[]);
+    assert_eq!((t.reason, t.site.inst), (mem(MemoryTrap::OutOfBounds), 4));
+    let t = trap(&elem(5, false), &[]);
+    assert_eq!((t.reason, t.site.inst), (mem(MemoryTrap::OutOfBounds), 3));
+    let t = trap(&elem(-1, false), &[]);
+    assert_eq!((t.reason, t.site.inst), (mem(MemoryTrap::OutOfBounds), 3));
+    // Runtime indices (the fused gep + load traps at the right instruction).
+    let m = function(&[Type::I64], Type::I32, |f, p| {
+        let arr = f.alloca(Type::array(Type::I32, 4), 4);
+        let zero = f.const_i64(0);
+        let q = f.gep(ptr(Type::I32), arr, &[zero, p[0]]);
+        Some(f.load(Type::I32, q, 4))
+    });
+    let t = trap(&m, &[Value::I64(5)]);
+    assert_eq!((t.reason, t.site.inst, t.steps), (mem(MemoryTrap::OutOfBounds), 2, 3));
+    let t = trap(&m, &[Value::I64(4)]);
+    assert_eq!((t.reason, t.site.inst, t.steps), (mem(MemoryTrap::OutOfBounds), 3, 4));
+    let t = trap(&m, &[Value::I64(0)]);
+    assert_eq!((t.reason, t.site.inst, t.steps), (mem(MemoryTrap::Uninitialized { offset: 0 }), 3, 4));
+}
+
+#[test]
+fn address_overflow() {
+    let m = function(&[Type::I64], ptr(Type::I64), |f, p| {
+        let slot = f.alloca(Type::I64, 8);
+        Some(f.gep(ptr(Type::I64), slot, &[p[0]]))
+    });
+    assert_eq!(reason(&m, &[Value::I64(i64::MAX)]), mem(MemoryTrap::AddressOverflow));
+    assert_eq!(reason(&m, &[Value::I64(i64::MIN)]), mem(MemoryTrap::AddressOverflow));
+    assert_eq!(mem(MemoryTrap::AddressOverflow).to_string(), "64-bit address arithmetic overflow");
+    let m = function(&[Type::U128], ptr(Type::I8), |f, p| {
+        let slot = f.alloca(Type::I8, 1);
+        Some(f.gep(ptr(Type::I8), slot, &[p[0]]))
+    });
+    assert_eq!(reason(&m, &[Value::U128(u128::MAX)]), mem(MemoryTrap::AddressOverflow));
+    assert_eq!(reason(&m, &[Value::U128(2)]), mem(MemoryTrap::OutOfBounds));
+}
+
+#[test]
+fn permissions() {
+    let store = function(&[ptr(Type::U8)], Type::Void, |f, p| {
+        let v = f.const_u8(7);
+        f.store(Type::U8, v, p[0], 1);
+        None
+    });
+    let load = function(&[ptr(Type::U8)], Type::U8, |f, p| Some(f.load(Type::U8, p[0], 1)));
+    let mut i = Interpreter::new(&store, Options::default()).unwrap();
+    let read_only = i.allocate(b"abc", Permissions::READ_ONLY).unwrap();
+    let t = i.call("f", &[Value::Ptr(read_only)]).unwrap_err();
+    assert_eq!(t.as_trap().unwrap().reason, mem(MemoryTrap::PermissionDenied));
+    assert_eq!(mem(MemoryTrap::PermissionDenied).to_string(), "pointer access permission denied");
+    let writable = i.allocate(b"abc", Permissions::READ_WRITE).unwrap();
+    i.call("f", &[Value::Ptr(writable)]).unwrap();
+    assert_eq!(i.read_memory(writable, 3).unwrap(), b"\x07bc");
+    let mut i = Interpreter::new(&load, Options::default()).unwrap();
+    let write_only = i.allocate(b"x", Permissions::WRITE_ONLY).unwrap();
+    assert_eq!(
+        i.call("f", &[Value::Ptr(write_only)]).unwrap_err().as_trap().unwrap().reason,
+        mem(MemoryTrap::PermissionDenied)
+    );
+    let readable = i.allocate(b"x", Permissions::READ_ONLY).unwrap();
+    assert_eq!(i.call("f", &[Value::Ptr(readable)]).unwrap().value, Some(Value::U8(b'x')));
+}
+
+#[test]
+fn alignment() {
+    let m = function(&[], Type::I32, |f, _| {
+        let bytes = f.alloca(Type::array(Type::U8, 16), 16);
+        let zero = f.const_i64(0);
+        let one = f.const_i64(1);
+        let p = f.gep(ptr(Type::U8), bytes, &[zero, one]);
+        let q = f.cast(CastOp::Bitcast, p, ptr(Type::I32));
+        Some(f.load(Type::I32, q, 4))
+    });
+    let t = trap(&m, &[]);
+    let MemoryTrap::Misaligned { address, alignment } = (match t.reason {
+        TrapReason::Memory(m) => m,
+        other => panic!("{other:?}"),
+    }) else {
+        panic!("misaligned")
+    };
+    assert_eq!((address % 16, alignment), (1, 4));
+    assert_eq!(
+        mem(MemoryTrap::Misaligned { address: 0x1001, alignment: 4 }).to_string(),
+        "address 0x1001 does not satisfy alignment 4"
+    );
+    // The access's declared alignment is what is checked: align 1 is fine.
+    let m = function(&[], Type::Void, |f, _| {
+        let bytes = f.alloca(Type::array(Type::U8, 16), 16);
+        let zero = f.const_i64(0);
+        let one = f.const_i64(1);
+        let p = f.gep(ptr(Type::U8), bytes, &[zero, one]);
+        let q = f.cast(CastOp::Bitcast, p, ptr(Type::I32));
+        let v = f.const_i32(3);
+        f.store(Type::I32, v, q, 1);
+        None
+    });
+    run(&m, &[]).unwrap();
+    // Allocations get at least their natural (and requested) alignment.
+    for (ty, align, expected) in
+        [(Type::I64, 8, 8u64), (Type::I8, 64, 64), (Type::array(Type::U8, 16), 1, 16), (Type::I128, 16, 16)]
+    {
+        let m = function(&[], Type::U64, move |f, _| {
+            let _pad = f.alloca(Type::I8, 1);
+            let slot = f.alloca(ty, align);
+            Some(f.cast(CastOp::Ptrtoint, slot, Type::U64))
+        });
+        let Value::U64(a) = value(&m, &[]) else { panic!() };
+        assert_eq!(a % expected, 0, "{a:#x}");
+    }
+}
+
+#[test]
+fn initialisation() {
+    let m = function(&[], Type::I32, |f, _| {
+        let slot = f.alloca(Type::I32, 4);
+        Some(f.load(Type::I32, slot, 4))
+    });
+    let t = trap(&m, &[]);
+    assert_eq!(t.reason, mem(MemoryTrap::Uninitialized { offset: 0 }));
+    assert_eq!(t.reason.to_string(), "uninitialized byte at allocation offset 0");
+    // One byte written: the first uninitialised byte is at offset 1.
+    let m = function(&[], Type::I32, |f, _| {
+        let slot = f.alloca(Type::I32, 4);
+        let b = f.cast(CastOp::Bitcast, slot, ptr(Type::U8));
+        let v = f.const_u8(1);
+        f.store(Type::U8, v, b, 1);
+        Some(f.load(Type::I32, slot, 4))
+    });
+    assert_eq!(reason(&m, &[]), mem(MemoryTrap::Uninitialized { offset: 1 }));
+    // `uninit` makes initialised bytes uninitialised again.
+    let m = function(&[], Type::I32, |f, _| {
+        let slot = f.alloca(Type::I32, 4);
+        let v = f.const_i32(9);
+        f.store(Type::I32, v, slot, 4);
+        f.uninit(Type::I32, slot, 4);
+        Some(f.load(Type::I32, slot, 4))
+    });
+    assert_eq!(reason(&m, &[]), mem(MemoryTrap::Uninitialized { offset: 0 }));
+    // A bool must be stored as 0 or 1.
+    let m = function(&[Type::U8], Type::Bool, |f, p| {
+        let slot = f.alloca(Type::U8, 1);
+        f.store(Type::U8, p[0], slot, 1);
+        let b = f.cast(CastOp::Bitcast, slot, ptr(Type::Bool));
+        Some(f.load(Type::Bool, b, 1))
+    });
+    assert_eq!(value(&m, &[Value::U8(1)]), Value::Bool(true));
+    let t = trap(&m, &[Value::U8(2)]);
+    assert_eq!(t.reason, mem(MemoryTrap::InvalidBool { byte: 2 }));
+    assert_eq!(t.reason.to_string(), "invalid Bool storage byte 0x02");
+}
+
+#[test]
+fn pointer_fragments() {
+    // A pointer stored and loaded back keeps its provenance; a copy of its bytes too.
+    let m = function(&[Type::U8], Type::I64, |f, p| {
+        let target = f.alloca(Type::I64, 8);
+        let v = f.const_i64(41);
+        f.store(Type::I64, v, target, 8);
+        let cells = f.alloca(Type::array(ptr(Type::I64), 2), 8);
+        let zero = f.const_i64(0);
+        let one = f.const_i64(1);
+        let first = f.gep(ptr(ptr(Type::I64)), cells, &[zero, zero]);
+        let second = f.gep(ptr(ptr(Type::I64)), cells, &[zero, one]);
+        f.store(ptr(Type::I64), target, first, 8);
+        let src = f.cast(CastOp::Bitcast, first, ptr(Type::U8));
+        let dst = f.cast(CastOp::Bitcast, second, ptr(Type::U8));
+        let eight = f.const_u64(8);
+        f.memcpy(dst, src, eight, 8);
+        // Mode 1: rewrite one byte of the copy with the value it already has.
+        let mode = f.const_u8(1);
+        let rewrite = f.cmp(CmpOp::Eq, Type::U8, p[0], mode);
+        let yes = f.create_block("rewrite");
+        let join = f.create_block("join");
+        f.cbr(rewrite, yes, join);
+        f.set_insert_point(yes);
+        let byte = f.load(Type::U8, dst, 1);
+        f.store(Type::U8, byte, dst, 1);
+        f.br(join);
+        f.set_insert_point(join);
+        let loaded = f.load(ptr(Type::I64), second, 8);
+        Some(f.load(Type::I64, loaded, 8))
+    });
+    assert_eq!(value(&m, &[Value::U8(0)]), Value::I64(41));
+    assert_eq!(reason(&m, &[Value::U8(1)]), mem(MemoryTrap::MissingProvenance));
+    // The bytes of a stored pointer read as an integer are its address.
+    let m = function(&[], Type::Bool, |f, _| {
+        let target = f.alloca(Type::I64, 8);
+        let cell = f.alloca(ptr(Type::I64), 8);
+        f.store(ptr(Type::I64), target, cell, 8);
+        let as_int = f.cast(CastOp::Bitcast, cell, ptr(Type::U64));
+        let bytes = f.load(Type::U64, as_int, 8);
+        let address = f.cast(CastOp::Ptrtoint, target, Type::U64);
+        Some(f.cmp(CmpOp::Eq, Type::U64, bytes, address))
+    });
+    assert_eq!(value(&m, &[]), Value::Bool(true));
+    // memset clears fragments.
+    let m = function(&[], Type::I64, |f, _| {
+        let target = f.alloca(Type::I64, 8);
+        let cell = f.alloca(ptr(Type::I64), 8);
+        f.store(ptr(Type::I64), target, cell, 8);
+        let bytes = f.cast(CastOp::Bitcast, cell, ptr(Type::U8));
+        let zero = f.const_u8(0);
+        let eight = f.const_u64(8);
+        f.memset(bytes, zero, eight, 1);
+        let loaded = f.load(ptr(Type::I64), cell, 8);
+        Some(f.load(Type::I64, loaded, 8))
+    });
+    assert_eq!(reason(&m, &[]), mem(MemoryTrap::NullPointer));
+}
+
+#[test]
+fn memcpy_and_memset() {
+    let copy = |dst: i64, src: i64, len: u64| {
+        function(&[], Type::I64, move |f, _| {
+            let buf = f.alloca(Type::array(Type::U8, 16), 16);
+            let zero = f.const_i64(0);
+            let byte = f.const_u8(0xab);
+            let sixteen = f.const_u64(16);
+            let base = f.gep(ptr(Type::U8), buf, &[zero, zero]);
+            f.memset(base, byte, sixteen, 16);
+            let d = f.const_i64(dst);
+            let s = f.const_i64(src);
+            let dp = f.gep(ptr(Type::U8), buf, &[zero, d]);
+            let sp = f.gep(ptr(Type::U8), buf, &[zero, s]);
+            let n = f.const_u64(len);
+            f.memcpy(dp, sp, n, 1);
+            let wide = f.cast(CastOp::Bitcast, base, ptr(Type::I64));
+            Some(f.load(Type::I64, wide, 8))
+        })
+    };
+    assert_eq!(value(&copy(0, 8, 8), &[]), Value::I64(0xabab_abab_abab_ababu64 as i64));
+    let t = trap(&copy(0, 4, 8), &[]);
+    assert_eq!(t.reason, mem(MemoryTrap::OverlappingCopy));
+    assert_eq!(t.reason.to_string(), "overlapping memcpy ranges");
+    assert_eq!(reason(&copy(3, 3, 1), &[]), mem(MemoryTrap::OverlappingCopy));
+    assert_eq!(reason(&copy(8, 9, 8), &[]), mem(MemoryTrap::OutOfBounds));
+    // Zero-length copies and fills do nothing, even through null pointers.
+    let m = function(&[], Type::Void, |f, _| {
+        let zero = f.const_u64(0);
+        let null = f.cast(CastOp::Inttoptr, zero, ptr(Type::U8));
+        let byte = f.const_u8(1);
+        f.memcpy(null, null, zero, 1);
+        f.memset(null, byte, zero, 1);
+        None
+    });
+    run(&m, &[]).unwrap();
+    // Copies move initialisation too: copying uninitialised bytes keeps them so.
+    let m = function(&[], Type::I32, |f, _| {
+        let a = f.alloca(Type::I32, 4);
+        let b = f.alloca(Type::I32, 4);
+        let four = f.const_u64(4);
+        let (pa, pb) = (f.cast(CastOp::Bitcast, a, ptr(Type::U8)), f.cast(CastOp::Bitcast, b, ptr(Type::U8)));
+        f.memcpy(pb, pa, four, 4);
+        Some(f.load(Type::I32, b, 4))
+    });
+    assert_eq!(reason(&m, &[]), mem(MemoryTrap::Uninitialized { offset: 0 }));
+}
+
+#[test]
+fn aggregates_in_memory() {
+    let pair = Type::Struct(vec![Type::U8, Type::U64]);
+    let p = pair.clone();
+    let m = function(std::slice::from_ref(&pair), pair.clone(), move |f, q| {
+        let slot = f.alloca(p.clone(), 8);
+        f.store(p.clone(), q[0], slot, 8);
+        Some(f.load(p, slot, 8))
+    });
+    let v = Value::Aggregate(vec![Value::U8(7), Value::U64(u64::MAX)]);
+    assert_eq!(value(&m, std::slice::from_ref(&v)), v);
+    // Padding (bytes 1..8) is not written by an aggregate store.
+    let p = pair.clone();
+    let m = function(&[pair], Type::U8, move |f, q| {
+        let slot = f.alloca(p.clone(), 8);
+        f.store(p, q[0], slot, 8);
+        let bytes = f.cast(CastOp::Bitcast, slot, ptr(Type::U8));
+        let one = f.const_i64(1);
+        let pad = f.gep(ptr(Type::U8), bytes, &[one]);
+        Some(f.load(Type::U8, pad, 1))
+    });
+    assert_eq!(reason(&m, &[v]), mem(MemoryTrap::Uninitialized { offset: 1 }));
+    // Arrays, nested structs, pointers and floats inside aggregates.
+    let inner = Type::Tuple(vec![Type::F32, Type::Bool, Type::I128]);
+    let ty = Type::Struct(vec![Type::array(Type::I16, 3), inner, Type::U1]);
+    let t = ty.clone();
+    let m = function(std::slice::from_ref(&ty), ty.clone(), move |f, q| {
+        let slot = f.alloca(t.clone(), 16);
+        f.store(t.clone(), q[0], slot, 16);
+        let moved = f.load(t.clone(), slot, 16);
+        Some(f.mov(t, moved))
+    });
+    let v = Value::Aggregate(vec![
+        Value::Aggregate(vec![Value::I16(-1), Value::I16(2), Value::I16(-3)]),
+        Value::Aggregate(vec![Value::f32_bits(0x7fa0_0001), Value::Bool(true), Value::I128(i128::MIN + 5)]),
+        Value::U1(1),
+    ]);
+    assert_eq!(value(&m, std::slice::from_ref(&v)), v);
+}
+
+#[test]
+fn pointers_compare_by_allocation_and_offset() {
+    let m = function(&[], Type::Bool, |f, _| {
+        let a = f.alloca(Type::array(Type::I32, 2), 4);
+        let zero = f.const_i64(0);
+        let p = f.gep(ptr(Type::I32), a, &[zero, zero]);
+        let q = f.cast(CastOp::Bitcast, a, ptr(Type::I32));
+        Some(f.cmp(CmpOp::Eq, ptr(Type::I32), p, q))
+    });
+    assert_eq!(value(&m, &[]), Value::Bool(true));
+    let m = function(&[], Type::Bool, |f, _| {
+        let a = f.alloca(Type::I32, 4);
+        let b = f.alloca(Type::I32, 4);
+        Some(f.cmp(CmpOp::Ne, ptr(Type::I32), a, b))
+    });
+    assert_eq!(value(&m, &[]), Value::Bool(true));
+}
+
+#[test]
+fn host_memory_access_is_checked() {
+    let sig = FunctionSignature::whale(vec![ptr(Type::U8), Type::U64], Type::Void);
+    let mut mb = builder();
+    let sink = mb.declare_function("sink", sig, ir::Linkage::External, Some("sink".into())).unwrap();
+    let mut f = mb.begin_function("f", vec![("n".into(), Type::U64)], Type::Void);
+    let n = f.param_value(0);
+    let buf = f.alloca(Type::array(Type::U8, 4), 1);
+    let zero = f.const_i64(0);
+    let first = f.gep(ptr(Type::U8), buf, &[zero, zero]);
+    let x = f.const_u8(b'x');
+    let four = f.const_u64(4);
+    f.memset(first, x, four, 1);
+    f.call(Callee::Direct(sink), vec![first, n]).unwrap();
+    f.ret(None);
+    f.finish();
+    let m = mb.finish();
+    let mut i = Interpreter::new(&m, Options::default()).unwrap();
+    let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let log = seen.clone();
+    i.bind_host("sink", move |cx, args| {
+        let (Value::Ptr(p), Value::U64(n)) = (&args[0], &args[1]) else { panic!("{args:?}") };
+        log.borrow_mut().extend(cx.read(*p, *n)?);
+        Ok(None)
+    })
+    .unwrap();
+    i.call("f", &[Value::U64(4)]).unwrap();
+    assert_eq!(seen.borrow().as_slice(), b"xxxx");
+    let t = i.call("f", &[Value::U64(5)]).unwrap_err();
+    let TrapReason::Host { link_name, message } = &t.as_trap().unwrap().reason else { panic!("{t}") };
+    assert_eq!((link_name.as_str(), message.as_str()), ("sink", "pointer range is outside its allocation"));
+}
