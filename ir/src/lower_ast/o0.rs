@@ -22,7 +22,7 @@ use crate::builder::{FunctionBuilder, ModuleBuilder};
 use crate::const_expr::ConstRef;
 use crate::constant::ConstValue;
 use crate::entity::{BlockId, GlobalId, ValueId};
-use crate::layout::allocation_align;
+use crate::layout::{allocation_align, LayoutError};
 use crate::module::{Linkage, Module};
 use crate::target::{DataLayout, Target};
 use crate::types::{FunctionSignature, Type};
@@ -83,12 +83,14 @@ pub fn lower_o0(program: &Program, target: &str, layout: DataLayout) -> Result<M
 
     let globals = lower_globals(&mut mb, &program.globals)?;
 
+    let mut aligns = AlignCache::default();
     for (function, (id, params, ret)) in program.functions.iter().zip(definitions) {
         let names = function.parameters.iter().map(|p| p.name.clone()).collect();
         let fb = mb.begin_declared_function(id, names)?;
         let mut body = Body {
             fb,
             globals: &globals,
+            aligns: &mut aligns,
             ret,
             scopes: Scopes::default(),
             loops: Vec::new(),
@@ -168,6 +170,23 @@ fn lower_globals(mb: &mut ModuleBuilder, globals: &[ast::GlobalConst]) -> Result
     Ok(lowered)
 }
 
+/// [`allocation_align`] by type, for the slots of one module: computing it
+/// interns the type in a fresh table, which would dominate lowering if done per
+/// variable.
+#[derive(Default)]
+pub(super) struct AlignCache(FxHashMap<Type, u32>);
+
+impl AlignCache {
+    fn get(&mut self, ty: &Type) -> Result<u32, LayoutError> {
+        if let Some(&align) = self.0.get(ty) {
+            return Ok(align);
+        }
+        let align = allocation_align(ty)?;
+        self.0.insert(ty.clone(), align);
+        Ok(align)
+    }
+}
+
 /// What a local name is bound to.
 #[derive(Clone)]
 pub(super) enum Binding {
@@ -227,6 +246,8 @@ impl Scopes {
 pub(super) struct Body<'g, 'm> {
     pub(super) fb: FunctionBuilder<'m>,
     pub(super) globals: &'g Globals,
+    /// Slot alignments, shared by the module's bodies.
+    pub(super) aligns: &'g mut AlignCache,
     pub(super) ret: Type,
     pub(super) scopes: Scopes,
     /// `(while.cond, while.exit)` of each enclosing loop, innermost last.
@@ -238,7 +259,7 @@ pub(super) struct Body<'g, 'm> {
 impl Body<'_, '_> {
     fn lower(&mut self, function: &ast::Function, params: Vec<Type>) -> Result<(), LowerError> {
         for (index, (param, ty)) in function.parameters.iter().zip(params).enumerate() {
-            let align = allocation_align(&ty)?;
+            let align = self.aligns.get(&ty)?;
             let ptr = self.fb.alloca_in_entry(ty.clone(), align);
             let value = self.fb.param_value(index);
             self.fb.store(ty.clone(), value, ptr, align);
@@ -300,7 +321,7 @@ impl Body<'_, '_> {
                     }
                     None => None,
                 };
-                let align = allocation_align(&ty)?;
+                let align = self.aligns.get(&ty)?;
                 let ptr = self.fb.alloca_in_entry(ty.clone(), align);
                 match value {
                     Some(value) => self.fb.store(ty.clone(), value, ptr, align),
