@@ -20,6 +20,7 @@
 //! problem, as upstream does. Positions are serde_json's line and column (both
 //! 1-based).
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt;
 
@@ -225,8 +226,9 @@ fn split_position(e: &serde_json::Error) -> (String, usize, usize) {
 /// The raw pass: syntax, trailing content, nesting, and duplicate keys.
 fn check_raw(src: &str) -> Result<(), DecodeError> {
     let duplicate = RefCell::new(None);
+    let keys = RefCell::new(Vec::new());
     let mut de = serde_json::Deserializer::from_str(src);
-    let result = RawValue { duplicate: &duplicate }.deserialize(&mut de).and_then(|()| de.end());
+    let result = RawValue { duplicate: &duplicate, keys: &keys }.deserialize(&mut de).and_then(|()| de.end());
     result.map_err(|e| {
         let (message, line, column) = split_position(&e);
         match duplicate.into_inner() {
@@ -239,12 +241,21 @@ fn check_raw(src: &str) -> Result<(), DecodeError> {
 /// Visits any JSON value, rejecting objects that repeat a key. The key that
 /// caused the rejection is left in `duplicate`, telling it apart from syntax
 /// errors without parsing messages.
+///
+/// Keys are borrowed from the text unless they contain escapes. The keys of the
+/// objects being read share one stack, `keys`: an object owns the entries above
+/// the length it found on entry and is searched linearly, until it has more than
+/// [`LINEAR_KEYS`] keys and moves them to a hash set of its own.
 #[derive(Clone, Copy)]
-struct RawValue<'a> {
+struct RawValue<'a, 'de> {
     duplicate: &'a RefCell<Option<String>>,
+    keys: &'a RefCell<Vec<Cow<'de, str>>>,
 }
 
-impl<'de> DeserializeSeed<'de> for RawValue<'_> {
+/// Objects with at most this many keys are checked for duplicates by a linear search.
+const LINEAR_KEYS: usize = 16;
+
+impl<'de> DeserializeSeed<'de> for RawValue<'_, 'de> {
     type Value = ();
 
     fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
@@ -252,7 +263,7 @@ impl<'de> DeserializeSeed<'de> for RawValue<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for RawValue<'_> {
+impl<'de> Visitor<'de> for RawValue<'_, 'de> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -284,17 +295,62 @@ impl<'de> Visitor<'de> for RawValue<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut seen = FxHashSet::default();
-        while let Some(key) = map.next_key::<String>()? {
-            if seen.contains(&key) {
+        let start = self.keys.borrow().len();
+        let mut large: Option<FxHashSet<Cow<'de, str>>> = None;
+        while let Some(Key(key)) = map.next_key()? {
+            let repeated = match &large {
+                Some(set) => set.contains(&key),
+                None => self.keys.borrow()[start..].contains(&key),
+            };
+            if repeated {
                 let error = de::Error::custom(format_args!("duplicate JSON key {key:?}"));
-                *self.duplicate.borrow_mut() = Some(key);
+                *self.duplicate.borrow_mut() = Some(key.into_owned());
                 return Err(error);
             }
-            seen.insert(key);
+            match &mut large {
+                Some(set) => {
+                    set.insert(key);
+                }
+                None => {
+                    let mut keys = self.keys.borrow_mut();
+                    keys.push(key);
+                    if keys.len() - start > LINEAR_KEYS {
+                        large = Some(keys.drain(start..).collect());
+                    }
+                }
+            }
             map.next_value_seed(self)?;
         }
+        self.keys.borrow_mut().truncate(start);
         Ok(())
+    }
+}
+
+/// An object key, borrowed from the text when it has no escapes.
+struct Key<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v)))
+            }
+        }
+
+        deserializer.deserialize_str(KeyVisitor)
     }
 }
 
@@ -329,6 +385,36 @@ mod tests {
             DecodeError::DuplicateKey { key, line, .. } => assert_eq!((key.as_str(), line), ("globals", 2)),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn duplicate_keys_in_large_and_nested_objects() {
+        // Every value is an object, so nested keys come and go on the shared stack.
+        let object = |keys: &[String]| {
+            let fields: Vec<String> = keys.iter().map(|k| format!("\"{k}\": {{\"a\": 1, \"b\": 2}}")).collect();
+            format!("{{{}}}", fields.join(", "))
+        };
+        let duplicate = |src: &str| match check_raw(src) {
+            Err(DecodeError::DuplicateKey { key, .. }) => Some(key),
+            Ok(()) => None,
+            Err(other) => panic!("{other:?}"),
+        };
+        for n in [1, LINEAR_KEYS, LINEAR_KEYS + 1, 3 * LINEAR_KEYS] {
+            let mut keys: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
+            assert_eq!(duplicate(&object(&keys)), None, "{n} distinct keys");
+            for repeat in [0, n / 2, n - 1] {
+                keys.push(keys[repeat].clone());
+                assert_eq!(duplicate(&object(&keys)), Some(keys[repeat].clone()), "{n} keys, repeat {repeat}");
+                // The same key through an escape (owned, not borrowed from the text).
+                let escaped = format!("\\u006b{}", &keys[repeat][1..]);
+                *keys.last_mut().unwrap() = escaped;
+                assert_eq!(duplicate(&object(&keys)), Some(keys[repeat].clone()), "{n} keys, escaped {repeat}");
+                keys.pop();
+            }
+        }
+        // Sibling objects and nested objects do not share keys.
+        assert_eq!(duplicate(r#"[{"a": {"a": {"a": 1}}, "b": 1}, {"a": 1, "b": {"b": 2}}]"#), None);
+        assert_eq!(duplicate(r#"{"a": {"b": 1}, "b": 1, "a": 2}"#), Some("a".into()));
     }
 
     #[test]
