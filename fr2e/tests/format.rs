@@ -196,3 +196,187 @@ proptest! {
         let _ = StringTable::read(Some(&chunk), None, Some(&chunk), &Limits::default());
     }
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// LITD / GBLD entries.
+
+use fr2e::format::entry::{read_table, write_table};
+use fr2e::format::{
+    Entry, EntryData, EntryKind, Extensions, KeyedAttribute, KeyedValue, Register, Subtype, Table, Variable,
+    VariableList,
+};
+
+/// A table of `n` strings ("string 2", "string 3", …).
+fn string_table(n: usize) -> StringTable {
+    let mut b = StringTableBuilder::new();
+    for i in 0..n {
+        b.intern(&format!("string {}", i + 2));
+    }
+    b.finish()
+}
+
+const STRINGS: usize = 6;
+
+fn string_tag() -> impl Strategy<Value = StringTag> {
+    prop_oneof![(0u32..STRINGS as u32 + 2).prop_map(StringTag::Index), ".{0,9}".prop_map(StringTag::Inline)]
+}
+
+fn register() -> impl Strategy<Value = Register> {
+    let subtype = prop_oneof![
+        Just(Subtype::Int32),
+        Just(Subtype::UInt64),
+        Just(Subtype::Float32),
+        Just(Subtype::Float16AsDouble)
+    ];
+    prop_oneof![
+        (0u32..1 << 31, 0u32..1 << 30).prop_map(|(base, seq)| Register::Temporary { base, seq }),
+        (0u32..1 << 31, 0u32..1 << 30).prop_map(|(base, seq)| Register::Arg { base, seq }),
+        (0u32..1 << 31, 0u32..1 << 30).prop_map(|(base, seq)| Register::Local { base, seq }),
+        (0u64..1 << 60).prop_map(Register::Global),
+        (0u64..1 << 60).prop_map(Register::Literal),
+        (-(1i64 << 59)..1 << 59).prop_map(Register::Int),
+        (0u64..STRINGS as u64 + 2).prop_map(Register::String),
+        (0u64..1 << 59).prop_map(Register::GlobalAddress),
+        (subtype, -(1i64 << 54)..1 << 54).prop_map(|(subtype, value)| Register::Subtyped { subtype, value }),
+        (-(1i64 << 58)..1 << 58).prop_map(Register::Long),
+        (0u64..1 << 59).prop_map(Register::WideString),
+        (0u32..1 << 29, 0u32..1 << 29).prop_map(|(field, levels)| Register::This { field, levels }),
+        any::<i64>().prop_map(Register::RawLong),
+        any::<u64>().prop_map(Register::RawDouble),
+        (any::<i64>(), any::<i64>()).prop_map(|(low, high)| Register::RawInt128 { low, high }),
+        (any::<i64>(), any::<i64>()).prop_map(|(low, high)| Register::RawFloat128 { low, high }),
+    ]
+}
+
+/// Extension tags: non-letter BYTE tags (the Whale profile's 0x10-0x18 among them) and unknown data TWOCCs.
+fn extensions() -> impl Strategy<Value = Extensions> {
+    let tag = prop_oneof![
+        (1u8..0x41).prop_map(Tag::byte),
+        (0x83u8..=0xFF).prop_map(Tag::byte),
+        (b'a'..=b'z', b'a'..=b'z').prop_map(|(a, b)| Tag::twocc([a, b])),
+    ];
+    proptest::collection::btree_map(tag, proptest::collection::vec(any::<u8>(), 0..6), 0..3)
+}
+
+fn keyed() -> impl Strategy<Value = Vec<KeyedAttribute>> {
+    let value = prop_oneof![any::<i64>().prop_map(KeyedValue::Int), string_tag().prop_map(KeyedValue::String)];
+    let attribute = (string_tag(), value).prop_map(|(key, value)| KeyedAttribute { key, value });
+    proptest::collection::vec(attribute, 0..2)
+}
+
+fn variable() -> impl Strategy<Value = Variable> {
+    let strings = proptest::array::uniform4(proptest::option::of(string_tag()));
+    (strings, extensions(), keyed()).prop_map(|([name, qname, signature, flags], extensions, keyed)| Variable {
+        name,
+        qname,
+        signature,
+        flags,
+        extensions,
+        keyed,
+    })
+}
+
+fn list() -> impl Strategy<Value = VariableList> {
+    let lists = (proptest::collection::vec(variable(), 0..3), extensions(), keyed());
+    prop_oneof![
+        2 => Just(VariableList::default()),
+        1 => lists.prop_map(|(variables, extensions, keyed)| VariableList { variables, extensions, keyed }),
+    ]
+}
+
+fn entry(table: Table) -> impl Strategy<Value = Entry> {
+    let kinds: &[EntryKind] = match table {
+        Table::Literal => &[
+            EntryKind::LiteralInfo,
+            EntryKind::Struct,
+            EntryKind::Union,
+            EntryKind::Class,
+            EntryKind::FunctionType,
+            EntryKind::Typedef,
+        ],
+        Table::Global => &[EntryKind::GlobalInfo, EntryKind::Function, EntryKind::GlobalVariable],
+    };
+    let strings = proptest::array::uniform4(proptest::option::of(string_tag()));
+    let lists = proptest::array::uniform5(list());
+    let known = (
+        proptest::sample::select(kinds),
+        strings,
+        proptest::option::of(register()),
+        lists,
+        proptest::option::of(any::<u32>()),
+        extensions(),
+        keyed(),
+    )
+        .prop_map(|(kind, [name, qname, signature, flags], value, lists, trace, extensions, keyed)| {
+            let mut e = EntryData::new(kind);
+            (e.name, e.qname, e.signature, e.flags, e.extensions, e.keyed) =
+                (name, qname, signature, flags, extensions, keyed);
+            let [fields, args, locals, temporaries, statics] = lists;
+            if kind == EntryKind::GlobalVariable {
+                e.value = value;
+            }
+            if matches!(kind, EntryKind::Struct | EntryKind::Union | EntryKind::Class) {
+                e.fields = fields;
+            }
+            if matches!(kind, EntryKind::FunctionType | EntryKind::Function) {
+                e.args = args;
+            }
+            if kind == EntryKind::Function && trace.is_some() {
+                (e.trace, e.locals, e.temporaries, e.statics) = (trace, locals, temporaries, statics);
+            }
+            Entry::Known(Box::new(e))
+        });
+    let unknown = (b'a'..=b'z', proptest::collection::vec(any::<u8>(), 0..4))
+        .prop_map(|(c, payload)| Entry::Unknown { tag: Tag::twocc([c, b'x']), payload });
+    prop_oneof![4 => known, 1 => unknown]
+}
+
+fn table_and_entries() -> impl Strategy<Value = (Table, Vec<Entry>)> {
+    prop_oneof![Just(Table::Literal), Just(Table::Global)]
+        .prop_flat_map(|table| (Just(table), proptest::collection::vec(entry(table), 1..5)))
+}
+
+proptest! {
+    #[test]
+    fn table_round_trip((table, entries) in table_and_entries()) {
+        let strings = string_table(STRINGS);
+        let mut bytes = Vec::new();
+        write_table(&mut bytes, table, &entries, &strings).unwrap();
+        let chunk = read_chunk(&mut Reader::new(&bytes, 0)).unwrap();
+        let back = read_table(&chunk, table, &strings, &Limits::default(), 2).unwrap();
+        prop_assert_eq!(&back, &entries);
+        let mut again = Vec::new();
+        write_table(&mut again, table, &back, &strings).unwrap();
+        prop_assert_eq!(again, bytes);
+    }
+
+    #[test]
+    fn register_round_trip(register in register()) {
+        let strings = string_table(STRINGS);
+        let mut bytes = Vec::new();
+        register.write(&mut bytes, &strings).unwrap();
+        let mut r = Reader::new(&bytes, 0);
+        prop_assert_eq!(Register::read_context_free(&mut r, &strings).unwrap(), register);
+        prop_assert!(r.is_empty());
+    }
+
+    /// Mutated tables never panic the reader, and errors point inside the input.
+    #[test]
+    fn table_reader_survives_mutation(
+        (table, entries) in table_and_entries(),
+        edits in proptest::collection::vec((any::<proptest::sample::Index>(), any::<u8>()), 1..4),
+    ) {
+        let strings = string_table(STRINGS);
+        let mut bytes = Vec::new();
+        write_table(&mut bytes, table, &entries, &strings).unwrap();
+        for (at, byte) in edits {
+            let i = at.index(bytes.len());
+            bytes[i] = byte;
+        }
+        if let Ok(chunk) = read_chunk(&mut Reader::new(&bytes, 0)) {
+            if let Err(e) = read_table(&chunk, table, &strings, &Limits::default(), 2) {
+                prop_assert!(e.offset <= bytes.len() as u64);
+            }
+        }
+    }
+}

@@ -8,6 +8,8 @@
 //! | `tlv.rs` | TLV chunks: header forms, tag values and promotion, the case rule (A2) |
 //! | `vli.rs` | UVLI32/64/128, SVLI, OpVLI, bit interleave (A4) |
 //! | `mutf8.rs`, `strings.rs` | M-UTF-8, the string table `strs`/`strz`/`stri`, string tags (A5) |
+//! | `entry.rs` | LITD/GBLD entries, attributes, variable lists, keyed attributes (A6) |
+//! | `register.rs` | Register IDs (A10) |
 //!
 //! Reading is zero-copy where the format allows it: [`Reader`] is a bounds-checked cursor over the input and
 //! [`Chunk`] borrows its payload. Every error is a [`FormatError`], a kind plus the absolute byte offset. No input
@@ -15,16 +17,20 @@
 //! every limit is in [`limits`]. Writers emit the canonical form of `fr2e.md` A14, so `write(read(b)) == b` for
 //! canonical bytes and `read(write(m)) == m` for every model that writes.
 
+pub mod entry;
 pub mod error;
 pub mod limits;
 pub mod mutf8;
 pub mod reader;
+pub mod register;
 pub mod strings;
 pub mod tlv;
 pub mod vli;
 
+pub use entry::{Entry, EntryData, EntryKind, Extensions, KeyedAttribute, KeyedValue, Table, Variable, VariableList};
 pub use error::{ErrorKind, FormatError, WriteError};
 pub use limits::Limits;
 pub use reader::Reader;
+pub use register::{Register, RegisterWord, Subtype};
 pub use strings::{StringTable, StringTableBuilder, StringTag, StringValue};
 pub use tlv::{read_chunk, write_chunk, write_data_chunk, Chunk, Chunks, HeaderForm, Tag, TagWidth};
