@@ -40,6 +40,8 @@ enum IrCommand {
     Verify(VerifyArgs),
     /// Verify a module and print it as IR text.
     Print(PrintArgs),
+    /// Run a function of a verified module in the interpreter and print its result.
+    Run(RunArgs),
 }
 
 /// Arguments of `whale ir lower`.
@@ -81,12 +83,32 @@ struct PrintArgs {
     format: String,
 }
 
+/// Arguments of `whale ir run`.
+#[derive(Args, Debug)]
+struct RunArgs {
+    /// Input file (AST JSON or IR text), or `-` for standard input.
+    input: PathBuf,
+    /// The function to run: `@fN` or its name.
+    #[arg(long, value_name = "@fN|NAME")]
+    function: String,
+    /// An argument, spelled as an IR constant of the parameter's type (repeat in order).
+    #[arg(long = "arg", value_name = "LIT", allow_hyphen_values = true)]
+    args: Vec<String>,
+    /// Step limit (default 1000000).
+    #[arg(long, value_name = "N")]
+    max_steps: Option<u64>,
+    /// Tracked-memory limit in bytes (default 67108864).
+    #[arg(long, value_name = "BYTES")]
+    max_memory: Option<u64>,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Ir(IrCommand::Lower(args)) => commands::ir_lower::run(&args),
         Command::Ir(IrCommand::Verify(args)) => commands::ir_verify::run(&args),
         Command::Ir(IrCommand::Print(args)) => commands::ir_print::run(&args),
+        Command::Ir(IrCommand::Run(args)) => commands::ir_run::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -56,7 +56,9 @@ pub use error::{
 };
 pub use host::{HostContext, HostFn};
 pub use memory::Permissions;
-pub use value::{format_result, parse_value, FnPtr, LiteralError, Pointer, Value};
+pub use value::{
+    format_result, parse_arguments, parse_value, resolve_function, ArgumentError, FnPtr, LiteralError, Pointer, Value,
+};
 
 use exec::{Frame, Stop};
 use memory::Memory;

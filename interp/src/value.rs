@@ -449,3 +449,62 @@ fn split_aggregate(text: &str) -> Option<Vec<&str>> {
     items.push(inner[start..].trim());
     Some(items)
 }
+
+/// Resolves `@fN` (a declared function identity) or a declared name.
+pub fn resolve_function(module: &Module, text: &str) -> Option<FunctionId> {
+    if let Some(n) = text.strip_prefix("@f") {
+        if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
+            let id = FunctionId::from_u32(n.parse().ok()?);
+            return module.declaration(id).map(|d| d.id);
+        }
+    }
+    module.declarations().find(|d| d.name == text).map(|d| d.id)
+}
+
+/// Why command-line arguments do not fit a function's parameters.
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+pub enum ArgumentError {
+    /// The module declares no such function.
+    #[error("no function {0}")]
+    UnknownFunction(FunctionId),
+    /// Wrong number of arguments.
+    #[error("expected {expected} arguments, got {got}")]
+    Count {
+        /// Parameters of the function.
+        expected: usize,
+        /// Arguments given.
+        got: usize,
+    },
+    /// An argument is not a literal of its parameter's type.
+    #[error("argument {index}: {error}")]
+    Literal {
+        /// 0-based argument index.
+        index: usize,
+        /// The literal error.
+        error: LiteralError,
+    },
+}
+
+/// Parses `texts` as the arguments of `function` (see [`parse_value`]); also
+/// returns the function's result type.
+pub fn parse_arguments(
+    module: &Module,
+    function: FunctionId,
+    texts: &[String],
+) -> Result<(Vec<Value>, TypeId), ArgumentError> {
+    let decl = module.declaration(function).ok_or(ArgumentError::UnknownFunction(function))?;
+    let sig = module.types().sig(decl.sig);
+    if sig.params.len() != texts.len() {
+        return Err(ArgumentError::Count { expected: sig.params.len(), got: texts.len() });
+    }
+    let values = sig
+        .params
+        .iter()
+        .zip(texts)
+        .enumerate()
+        .map(|(index, (&ty, text))| {
+            parse_value(module, ty, text).map_err(|error| ArgumentError::Literal { index, error })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((values, sig.ret))
+}

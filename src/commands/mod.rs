@@ -2,6 +2,7 @@
 
 pub mod ir_lower;
 pub mod ir_print;
+pub mod ir_run;
 pub mod ir_verify;
 
 use crate::cli_error::CliError;
