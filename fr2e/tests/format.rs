@@ -380,3 +380,84 @@ proptest! {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Signature and flag strings.
+
+use fr2e::format::{ClassModifier, Flags, Signature};
+
+fn name() -> impl Strategy<Value = String> {
+    "[^;\u{0}]{1,6}"
+}
+
+fn signature() -> impl Strategy<Value = Signature> {
+    let leaf = prop_oneof![
+        proptest::sample::select(b"abcdefghijklmnoprstuvwxyz".to_vec()).prop_map(Signature::Primitive),
+        proptest::sample::select(b"abcdefghijkmnopqrsuvwxyz".to_vec()).prop_map(Signature::CExtended),
+        proptest::sample::select(b"aijnz".to_vec()).prop_map(Signature::DExtended),
+        name().prop_map(Signature::TagClass),
+        name().prop_filter("not a convention", |n| !n.starts_with("cc.")).prop_map(Signature::Extended),
+        name().prop_map(Signature::Named),
+    ];
+    leaf.prop_recursive(5, 32, 4, |inner| {
+        let modifier = proptest::sample::select(vec![
+            ClassModifier::BigEndian,
+            ClassModifier::Far,
+            ClassModifier::LittleEndian,
+            ClassModifier::Near,
+            ClassModifier::Packed,
+            ClassModifier::Wide,
+        ]);
+        let param = inner
+            .clone()
+            .prop_filter("v and z are not plain parameters", |p| !matches!(p, Signature::Primitive(b'v' | b'z')));
+        prop_oneof![
+            inner.clone().prop_map(|s| Signature::Pointer(Box::new(s))),
+            inner.clone().prop_map(|s| Signature::TagArray(Box::new(s))),
+            inner.clone().prop_map(|s| Signature::Reference(Box::new(s))),
+            inner.clone().prop_map(|s| Signature::WidePointer(Box::new(s))),
+            (any::<u64>(), inner.clone()).prop_map(|(size, e)| Signature::Array { size, element: Box::new(e) }),
+            (modifier, inner.clone()).prop_map(|(modifier, s)| Signature::Modified { modifier, inner: Box::new(s) }),
+            (proptest::option::of(name()), proptest::collection::vec(param, 0..3), any::<bool>(), inner).prop_map(
+                |(convention, mut params, varargs, ret)| {
+                    if varargs {
+                        params.push(Signature::Primitive(b'z'));
+                    }
+                    Signature::Function { convention, params, ret: Box::new(ret) }
+                }
+            ),
+        ]
+    })
+}
+
+proptest! {
+    #[test]
+    fn signature_round_trip(sig in signature()) {
+        let text = sig.to_string();
+        let back = Signature::parse(&text).unwrap();
+        prop_assert_eq!(&back, &sig);
+        prop_assert_eq!(back.to_string(), text);
+    }
+
+    #[test]
+    fn flags_round_trip(letters in any::<u32>(), c in any::<u32>(), d in any::<u32>(), named in proptest::collection::btree_set(name(), 0..3)) {
+        let mask = (1 << 26) - 1;
+        let flags = Flags { letters: letters & mask, c_letters: c & mask, d_letters: d & mask, named };
+        let text = flags.to_string();
+        prop_assert_eq!(Flags::parse(&text).unwrap(), flags);
+    }
+
+    /// Arbitrary text never panics either parser, and errors point inside the text.
+    #[test]
+    fn text_parsers_never_panic(text in "[A-Za-z0-9;().é\u{0}]{0,24}") {
+        if let Err(e) = Signature::parse(&text) {
+            prop_assert!(e.position <= text.len());
+        }
+        if let Ok(sig) = Signature::parse(&text) {
+            prop_assert_eq!(sig.to_string(), text.clone());
+        }
+        if let Err(e) = Flags::parse(&text) {
+            prop_assert!(e.position <= text.len());
+        }
+    }
+}

@@ -9,6 +9,7 @@
 //! | `vli.rs` | UVLI32/64/128, SVLI, OpVLI, bit interleave (A4) |
 //! | `mutf8.rs`, `strings.rs` | M-UTF-8, the string table `strs`/`strz`/`stri`, string tags (A5) |
 //! | `entry.rs` | LITD/GBLD entries, attributes, variable lists, keyed attributes (A6) |
+//! | `signature.rs`, `flags.rs` | signature and flag strings: parsers and printers (A7) |
 //! | `register.rs` | Register IDs (A10) |
 //!
 //! Reading is zero-copy where the format allows it: [`Reader`] is a bounds-checked cursor over the input and
@@ -19,18 +20,22 @@
 
 pub mod entry;
 pub mod error;
+pub mod flags;
 pub mod limits;
 pub mod mutf8;
 pub mod reader;
 pub mod register;
+pub mod signature;
 pub mod strings;
 pub mod tlv;
 pub mod vli;
 
 pub use entry::{Entry, EntryData, EntryKind, Extensions, KeyedAttribute, KeyedValue, Table, Variable, VariableList};
 pub use error::{ErrorKind, FormatError, WriteError};
+pub use flags::Flags;
 pub use limits::Limits;
 pub use reader::Reader;
 pub use register::{Register, RegisterWord, Subtype};
+pub use signature::{ClassModifier, Signature, TextError, TextErrorKind};
 pub use strings::{StringTable, StringTableBuilder, StringTag, StringValue};
 pub use tlv::{read_chunk, write_chunk, write_data_chunk, Chunk, Chunks, HeaderForm, Tag, TagWidth};
