@@ -311,12 +311,32 @@ pub fn read_table(
     limits: &Limits,
     depth: u32,
 ) -> Result<Vec<Entry>, FormatError> {
+    read_table_with_traces(chunk, table, strings, limits, depth, &mut Vec::new())
+}
+
+/// [`read_table`], also collecting `(entry position, offset)` of every `t` attribute so that the caller can check the
+/// function-body links (A12) and report them at the attribute.
+pub(crate) fn read_table_with_traces(
+    chunk: &Chunk<'_>,
+    table: Table,
+    strings: &StringTable,
+    limits: &Limits,
+    depth: u32,
+    traces: &mut Vec<(usize, u64)>,
+) -> Result<Vec<Entry>, FormatError> {
     let cx = Context { strings, limits };
     let mut entries = Vec::new();
     for child in chunk.children() {
         let child = child?;
         match EntryKind::from_tag(table, child.tag) {
-            Some(kind) => entries.push(Entry::Known(Box::new(read_entry(&child, kind, cx, depth + 1)?))),
+            Some(kind) => {
+                let mut trace_offset = None;
+                let entry = read_entry(&child, kind, cx, depth + 1, &mut trace_offset)?;
+                if let Some(offset) = trace_offset {
+                    traces.push((entries.len(), offset));
+                }
+                entries.push(Entry::Known(Box::new(entry)));
+            }
             None => {
                 validate_tree(&child, depth + 1, limits)?;
                 entries.push(Entry::Unknown { tag: child.tag, payload: child.payload.to_vec() });
@@ -327,7 +347,7 @@ pub fn read_table(
 }
 
 /// Adds an extension, rejecting a repeated tag.
-fn add_extension(
+pub(crate) fn add_extension(
     extensions: &mut Extensions,
     chunk: &Chunk<'_>,
     depth: u32,
@@ -380,7 +400,13 @@ fn misplaced(chunk: &Chunk<'_>, context: Tag) -> FormatError {
     FormatError::new(ErrorKind::MisplacedTag { tag: chunk.tag, context }, chunk.offset)
 }
 
-fn read_entry(chunk: &Chunk<'_>, kind: EntryKind, cx: Context<'_>, depth: u32) -> Result<EntryData, FormatError> {
+fn read_entry(
+    chunk: &Chunk<'_>,
+    kind: EntryKind,
+    cx: Context<'_>,
+    depth: u32,
+    trace_offset: &mut Option<u64>,
+) -> Result<EntryData, FormatError> {
     let mut entry = EntryData::new(kind);
     let mut lists_seen = 0u8;
     for child in chunk.children() {
@@ -412,6 +438,7 @@ fn read_entry(chunk: &Chunk<'_>, kind: EntryKind, cx: Context<'_>, depth: u32) -
                 let index = r.uvli32()?;
                 r.finish("trace index")?;
                 fill(&mut entry.trace, &child, index)?;
+                *trace_offset = Some(child.offset);
             }
             list_tag => {
                 let (bit, list) = match list_tag {
@@ -529,7 +556,7 @@ fn write_string_attributes(
 
 /// Writes extensions and keyed attributes: extensions in ascending tag order, keyed attributes in model order at the
 /// place of their tag value (after the extensions below 0x80, before those above 0x82).
-fn write_trailer(
+pub(crate) fn write_trailer(
     out: &mut Vec<u8>,
     extensions: &Extensions,
     keyed: &[KeyedAttribute],

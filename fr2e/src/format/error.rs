@@ -150,6 +150,8 @@ pub enum WriteError {
     ListWithoutBody,
     #[error("VOP {vop}: {reason}")]
     Vop { vop: usize, reason: &'static str },
+    #[error("traces: {0}")]
+    Trace(ErrorKind),
     #[error("argument list or jump table range {start}..{end} is outside the pool")]
     PoolRange { start: u64, end: u64 },
 }

@@ -10,7 +10,12 @@
 //! | `mutf8.rs`, `strings.rs` | M-UTF-8, the string table `strs`/`strz`/`stri`, string tags (A5) |
 //! | `entry.rs` | LITD/GBLD entries, attributes, variable lists, keyed attributes (A6) |
 //! | `signature.rs`, `flags.rs` | signature and flag strings: parsers and printers (A7) |
+//! | `type_id.rs` | Type IDs (A9) |
 //! | `register.rs` | Register IDs (A10) |
+//! | `immediate.rs` | Immediates (A11) |
+//! | `mtf.rs`, `vop.rs` | VOPs: mask, opn/opr forms, the four MTF lists, the `vops` stream (A8, A13) |
+//! | `trace.rs` | traces and function-body headers (A12) |
+//! | `image.rs` | the image root: chunk order, duplicates, extensions, cross-checks (A3, A14) |
 //!
 //! Reading is zero-copy where the format allows it: [`Reader`] is a bounds-checked cursor over the input and
 //! [`Chunk`] borrows its payload. Every error is a [`FormatError`], a kind plus the absolute byte offset. No input
@@ -21,21 +26,32 @@
 pub mod entry;
 pub mod error;
 pub mod flags;
+pub mod image;
+pub mod immediate;
 pub mod limits;
+pub mod mtf;
 pub mod mutf8;
 pub mod reader;
 pub mod register;
 pub mod signature;
 pub mod strings;
 pub mod tlv;
+pub mod trace;
+pub mod type_id;
 pub mod vli;
+pub mod vop;
 
 pub use entry::{Entry, EntryData, EntryKind, Extensions, KeyedAttribute, KeyedValue, Table, Variable, VariableList};
 pub use error::{ErrorKind, FormatError, WriteError};
 pub use flags::Flags;
+pub use image::Image;
+pub use immediate::Immediate;
 pub use limits::Limits;
 pub use reader::Reader;
 pub use register::{Register, RegisterWord, Subtype};
 pub use signature::{ClassModifier, Signature, TextError, TextErrorKind};
 pub use strings::{StringTable, StringTableBuilder, StringTag, StringValue};
 pub use tlv::{read_chunk, write_chunk, write_data_chunk, Chunk, Chunks, HeaderForm, Tag, TagWidth};
+pub use trace::TraceRecord;
+pub use type_id::VopType;
+pub use vop::{opcode, Vop, VopDecoder, VopEncoder, VopStream};
