@@ -461,3 +461,227 @@ proptest! {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// VOPs, traces and whole images.
+
+use fr2e::format::{opcode, Image, Immediate, TraceRecord, Vop, VopStream, VopType};
+
+/// Types: simple ones (some pointers) and table signatures ("string 2"… have no simple form).
+fn vop_type() -> impl Strategy<Value = VopType> {
+    let bases =
+        vec![0u8, 1, 2, 3, 5, 7, 8, 9, 0x0A, 0x0B, 0x0C, 0x0D, 0x0E, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17];
+    prop_oneof![
+        (0u8..3, proptest::sample::select(bases)).prop_map(|(level, base)| VopType::Simple { level, base }),
+        (2u32..STRINGS as u32 + 2).prop_map(VopType::Signature),
+    ]
+}
+
+/// A register drawn mostly from a small set, so that the register MTF repeats.
+fn vop_register() -> impl Strategy<Value = Register> {
+    prop_oneof![
+        3 => (0u32..4).prop_map(|base| Register::Temporary { base, seq: 0 }),
+        1 => (0u32..2).prop_map(|base| Register::Arg { base, seq: 0 }),
+        1 => register(),
+    ]
+}
+
+#[derive(Clone, Debug)]
+enum ImmRecipe {
+    Plain(Immediate),
+    Args(Vec<Register>),
+    Table(i64, Vec<u32>, u32),
+}
+
+fn imm_recipe() -> impl Strategy<Value = ImmRecipe> {
+    let plain = prop_oneof![
+        (-(1i64 << 60) + 1..1 << 60).prop_map(Immediate::Int),
+        (0i64..4).prop_map(Immediate::Int),
+        (0u32..4).prop_map(Immediate::Label),
+        any::<u32>().prop_map(Immediate::Label),
+        (0u32..STRINGS as u32 + 2).prop_map(Immediate::String),
+        (any::<u64>(), any::<u64>()).prop_map(|(literal, field)| Immediate::Field { literal, field }),
+        (0u64..4, 0u64..4).prop_map(|(literal, field)| Immediate::Field { literal, field }),
+    ];
+    prop_oneof![
+        4 => plain.prop_map(ImmRecipe::Plain),
+        1 => proptest::collection::vec(vop_register(), 0..4).prop_map(ImmRecipe::Args),
+        1 => (any::<i64>(), proptest::collection::vec(any::<u32>(), 0..4), any::<u32>())
+            .prop_map(|(base, labels, default)| ImmRecipe::Table(base, labels, default)),
+    ]
+}
+
+#[derive(Clone, Debug)]
+struct VopRecipe {
+    opn: u32,
+    opr: u32,
+    prd: Option<u32>,
+    types: [Option<VopType>; 2],
+    registers: [Option<Register>; 5],
+    imm: Option<ImmRecipe>,
+}
+
+fn vop_recipe() -> impl Strategy<Value = VopRecipe> {
+    let opn = prop_oneof![1u32..0x30, 0x40u32..0x4C, 1u32..=u32::MAX];
+    let opr = prop_oneof![Just(0u32), 0u32..20, any::<u32>()];
+    (
+        opn,
+        opr,
+        proptest::option::weighted(0.1, any::<u32>()),
+        proptest::array::uniform2(proptest::option::of(vop_type())),
+        proptest::array::uniform5(proptest::option::weighted(0.4, vop_register())),
+        proptest::option::of(imm_recipe()),
+    )
+        .prop_map(|(opn, opr, prd, types, registers, imm)| VopRecipe { opn, opr, prd, types, registers, imm })
+}
+
+fn build_stream(recipes: &[VopRecipe]) -> VopStream {
+    let mut stream = VopStream::default();
+    for r in recipes {
+        let imm = r.imm.as_ref().map(|imm| match imm {
+            ImmRecipe::Plain(imm) => *imm,
+            ImmRecipe::Args(args) => stream.push_args(args),
+            ImmRecipe::Table(base, labels, default) => stream.push_jump_table(*base, labels, *default),
+        });
+        let [dst, srca, srcb, srcc, srcd] = r.registers;
+        stream.vops.push(Vop {
+            opn: r.opn,
+            opr: r.opr,
+            prd: r.prd,
+            ty: r.types[0],
+            stype: r.types[1],
+            dst,
+            srca,
+            srcb,
+            srcc,
+            srcd,
+            imm,
+        });
+    }
+    stream
+}
+
+/// An image: a VOP stream split into functions (each a few traces and a header), GBLD `FN` entries linked to the
+/// headers, unrelated entries around them, and root extensions.
+fn image() -> impl Strategy<Value = Image> {
+    (
+        proptest::collection::vec(vop_recipe(), 0..40),
+        proptest::collection::vec(1usize..4, 0..4),
+        proptest::collection::vec(entry(Table::Global), 0..3),
+        proptest::collection::vec(entry(Table::Literal), 0..3),
+        any::<bool>(),
+        extensions(),
+        keyed(),
+    )
+        .prop_map(|(recipes, trace_counts, others, literals, compress, extensions, keyed)| {
+            let mut image = Image {
+                strings: string_table(STRINGS),
+                compress_strings: compress,
+                vops: build_stream(&recipes),
+                literals,
+                extensions: extensions.into_iter().filter(|(t, _)| t.0 < 0x100).collect(),
+                keyed,
+                ..Image::default()
+            };
+            // Unrelated global entries first; drop their `t`, which would need a header.
+            for mut e in others {
+                if let Entry::Known(data) = &mut e {
+                    if data.trace.is_some() {
+                        data.trace = None;
+                        (data.locals, data.temporaries, data.statics) = Default::default();
+                    }
+                }
+                image.globals.push(e);
+            }
+            let vop_count = image.vops.vops.len();
+            let per_function = vop_count / trace_counts.len().max(1);
+            for (f, &traces) in trace_counts.iter().enumerate() {
+                let start = f * per_function;
+                let first_record = image.traces.len() as u64;
+                for k in 0..traces {
+                    let length = per_function / traces + usize::from(k == 0 && f == 0);
+                    let offset = k * (per_function / traces);
+                    let b_ops = if k == 0 { -(start as i64) } else { offset as i64 };
+                    let n_ops = length.min(vop_count - start - offset) as u64;
+                    image.traces.push(TraceRecord::Trace { b_ops, n_ops, flags: k as u64 % 3 });
+                }
+                let header = image.traces.len() as u32;
+                let gblid = image.globals.len() as u64 + 1;
+                image.traces.push(TraceRecord::Header { b_vtr: first_record, n_vtr: traces as u64, gblid });
+                let mut function = EntryData::new(EntryKind::Function);
+                function.name = Some(StringTag::Inline(format!("f{f}")));
+                function.trace = Some(header);
+                image.globals.push(Entry::Known(Box::new(function)));
+            }
+            image
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn vop_stream_round_trip(recipes in proptest::collection::vec(vop_recipe(), 0..60)) {
+        let strings = string_table(STRINGS);
+        let stream = build_stream(&recipes);
+        let bytes = stream.write(&strings).unwrap();
+        let back = VopStream::read(Reader::new(&bytes, 0), &strings).unwrap();
+        prop_assert_eq!(&back, &stream);
+        prop_assert_eq!(back.write(&strings).unwrap(), bytes);
+    }
+
+    #[test]
+    fn image_round_trip(image in image()) {
+        let bytes = image.write().unwrap();
+        let back = Image::read(&bytes).unwrap();
+        prop_assert_eq!(&back, &image);
+        prop_assert_eq!(back.write().unwrap(), bytes);
+    }
+
+    /// Mutated images never panic the reader, and every error lies inside the input.
+    #[test]
+    fn image_reader_survives_mutation(
+        image in image(),
+        edits in proptest::collection::vec((any::<proptest::sample::Index>(), any::<u8>()), 1..6),
+        cut in any::<proptest::sample::Index>(),
+    ) {
+        let mut bytes = image.write().unwrap();
+        for (at, byte) in edits {
+            let i = at.index(bytes.len());
+            bytes[i] = byte;
+        }
+        if let Err(e) = Image::read(&bytes) {
+            prop_assert!(e.offset <= bytes.len() as u64, "{e}");
+        }
+        let truncated = &bytes[..cut.index(bytes.len())];
+        prop_assert!(Image::read(truncated).is_err() || truncated.is_empty());
+    }
+
+    /// Arbitrary payloads in every root chunk: the reader returns, whatever the bytes.
+    #[test]
+    fn image_reader_survives_arbitrary_payloads(
+        payloads in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..48), 7),
+        present in proptest::collection::vec(any::<bool>(), 7),
+    ) {
+        let tags = [Tag::STRS, Tag::STRZ, Tag::STRI, Tag::VOPS, Tag::VTRS, Tag::LITD, Tag::GBLD];
+        let mut bytes = Vec::new();
+        write_chunk(&mut bytes, Tag::FR2E, |out| {
+            for ((tag, payload), present) in tags.iter().zip(&payloads).zip(&present) {
+                if *present {
+                    write_data_chunk(out, *tag, payload)?;
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+        if let Err(e) = Image::read(&bytes) {
+            prop_assert!(e.offset <= bytes.len() as u64);
+        }
+    }
+}
+
+#[test]
+fn opcode_numbers_follow_the_spec() {
+    assert_eq!((opcode::UNARY, opcode::BINARY, opcode::LABEL, opcode::CALL_INTRIN), (1, 2, 3, 0x2F));
+    assert_eq!((opcode::X_PHI, opcode::X_FCMP, opcode::X_UNINIT), (0x40, 0x4A, 0x4B));
+}

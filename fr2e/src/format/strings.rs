@@ -99,7 +99,7 @@ impl StringTable {
             1 => Some(&[]),
             _ => {
                 let offset = *self.offsets.get(usize::try_from(index - 2).ok()?)? as usize;
-                let rest = &self.data[offset..];
+                let rest = self.data.get(offset..)?;
                 let len = rest.iter().position(|&b| b == 0)?;
                 Some(&rest[..len])
             }
@@ -138,11 +138,12 @@ impl StringTable {
                 let at = r.offset();
                 // The first delta is measured from offset 0 (B21).
                 offset += u64::from(r.uvli32()?);
-                if offset >= data.len() as u64 {
+                let in_range = u32::try_from(offset).ok().filter(|&o| (o as usize) < data.len());
+                let Some(offset32) = in_range else {
                     let kind = ErrorKind::StringOffsetOutOfRange { offset, len: data.len() as u64 };
                     return Err(FormatError::new(kind, at));
-                }
-                offsets.push(offset as u32);
+                };
+                offsets.push(offset32);
                 delta_offsets.push(at);
             }
         }
