@@ -23,6 +23,19 @@ use super::trace::{function_traces, read_traces, write_traces, TraceRecord};
 use super::vop::VopStream;
 
 /// The format model of one image.
+///
+/// ```
+/// use fr2e::format::{Image, Tag};
+///
+/// // A3: the empty image is a bare FR2E header.
+/// let empty = [0x22, 0x00, 0x00, 0x00, b'F', b'R', b'2', b'E'];
+/// let mut image = Image::read(&empty).unwrap();
+/// assert_eq!(image, Image::default());
+/// // A root extension (the Whale profile's 0x14 target, an inline string tag) round-trips verbatim.
+/// image.extensions.insert(Tag::byte(0x14), vec![0x01, b'x', 0x00]);
+/// let bytes = image.write().unwrap();
+/// assert_eq!(Image::read(&bytes).unwrap(), image);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Image {
     /// The string table (`strs`/`strz` and `stri`).

@@ -255,6 +255,10 @@ impl Vop {
 
 /// A decoded `vops` chunk: the VOPs in stream order (the VOP number is the index) and the pools their argument lists
 /// and jump tables point into.
+///
+/// A [`Vop`] takes 176 bytes and the shortest coded VOP two, so a fully materialised stream can take up to about 90
+/// times its payload. Readers that must bound memory more tightly (the IR mapping) decode with [`VopDecoder`], one
+/// VOP at a time; its pools grow at most one entry per input byte.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct VopStream {
     /// The VOPs.
@@ -855,6 +859,37 @@ mod tests {
         assert!(write(Vop { ty: Some(VopType::Signature(2)), ..Vop::new(1) }, &empty).is_err());
         assert!(write(Vop { ty: Some(VopType::Simple { level: 16, base: 0 }), ..Vop::new(1) }, &empty).is_err());
         assert!(write(Vop { ty: Some(VopType::Simple { level: 0, base: 4 }), ..Vop::new(1) }, &empty).is_err());
+    }
+
+    /// The "typical mask" column of C5 follows from the fields and the opn/opr rule.
+    #[test]
+    fn typical_masks_of_the_whale_profile() {
+        let (ty, reg, imm) = (Some(int_type()), Some(t(0)), Some(Immediate::Int(0)));
+        let vop = |opn: u32, opr: u32| Vop { opr, ..Vop::new(opn) };
+        let cases = [
+            (Vop { imm, ..vop(opcode::LABEL, 0) }, 0x41),
+            (Vop { ty, dst: reg, srca: reg, imm, ..vop(opcode::X_PHI, 0) }, 0x5D),
+            (Vop { ty, dst: reg, srca: reg, ..vop(opcode::MOV, 0) }, 0x1D),
+            (Vop { ty, dst: reg, srca: reg, ..vop(opcode::UNARY, 2) }, 0x1E),
+            (Vop { ty, dst: reg, srca: reg, srcb: reg, ..vop(opcode::BINARY, 0) }, 0x3D),
+            (Vop { ty, dst: reg, srca: reg, srcb: reg, ..vop(opcode::BINARY, 1) }, 0x3E),
+            (Vop { ty, dst: reg, srca: reg, srcb: reg, ..vop(opcode::BINARY, 0x11) }, 0x3F),
+            (Vop { ty, stype: ty, dst: reg, srca: reg, srcb: reg, srcc: reg, ..vop(opcode::CSELCMP_Z, 1) }, 0x33F),
+            (Vop { ty, stype: ty, dst: reg, srca: reg, ..vop(opcode::CONV, 3) }, 0x11F),
+            (Vop { ty, dst: reg, srca: reg, imm, ..vop(opcode::LDIXIMM, 4) }, 0x5F),
+            (Vop { srca: reg, srcb: reg, srcc: reg, ..vop(opcode::X_MEMCPY, 8) }, 0x233),
+            (Vop { ty, srca: reg, imm, ..vop(opcode::CALL, 0) }, 0x55),
+            (Vop { ty, srca: reg, imm, ..vop(opcode::JCMP_ZERO, 1) }, 0x56),
+            (Vop { ty, srca: reg, srcb: reg, imm, ..vop(opcode::JCMP, 0) }, 0x75),
+            (Vop { ty, dst: reg, srca: reg, srcb: reg, ..vop(opcode::X_CHECKED, 4) }, 0x3F),
+            (Vop { ty, dst: reg, srca: reg, ..vop(opcode::LDAVAR, 8) }, 0x1F),
+            (Vop { ty, srca: reg, ..vop(opcode::RET, 0) }, 0x15),
+            (vop(opcode::RETV, 0), 0x01),
+            (Vop { ty, dst: reg, ..vop(opcode::X_UNDEF, 0) }, 0x0D),
+        ];
+        for (vop, mask) in cases {
+            assert_eq!(vop.mask(), mask, "{}", opcode::name(vop.opn).unwrap());
+        }
     }
 
     #[test]
