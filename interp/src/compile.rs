@@ -104,6 +104,8 @@ struct FnState {
     switch_fixups: Vec<(u32, u32)>,
     stubs: Vec<(u32, u32, u32)>,
     values: Vec<ValueId>,
+    /// Cast results sharing their operand's slot (sorted): never executed.
+    aliased: Vec<ValueId>,
 }
 
 impl Compiler<'_> {
@@ -132,6 +134,7 @@ impl Compiler<'_> {
             switch_fixups: Vec::new(),
             stubs: Vec::new(),
             values: Vec::new(),
+            aliased: Vec::new(),
         };
         let result = self.try_function(f, &mut st);
         // Reset the module-wide scratch tables this function touched.
@@ -216,6 +219,7 @@ impl Compiler<'_> {
             }
         }
         let coalesced = self.coalesce(f, st)?;
+        let aliases = self.aliases(f, st, &coalesced)?;
         let mut next: u64 = 0;
         for p in f.params {
             let ty = self.ty(p.value)?;
@@ -254,8 +258,8 @@ impl Compiler<'_> {
             }
             max_phi_slots = max_phi_slots.max(phi_slots);
         }
-        for &(value, phi) in &coalesced {
-            let slot = self.slot(phi)?;
+        for &(value, shared) in coalesced.iter().chain(&aliases) {
+            let slot = self.slot(shared)?;
             if let Some(s) = self.slot_of.get_mut(ix(value)) {
                 *s = slot;
             }
@@ -373,6 +377,71 @@ impl Compiler<'_> {
         Ok(chosen)
     }
 
+    /// Chooses casts that are the identity on canonical slots — `zext` from an
+    /// unsigned type or `bool`, `sext` between signed types, same-slot bitcasts
+    /// of 64/128-bit integers and of pointers — whose result can share its
+    /// operand's slot, so no operation runs. The operand must be written only by
+    /// its own definition: not a phi, not a value sharing a phi's slot, not
+    /// itself shared.
+    fn aliases(
+        &mut self,
+        f: &Function<'_>,
+        st: &mut FnState,
+        coalesced: &[(ValueId, ValueId)],
+    ) -> Result<Vec<(ValueId, ValueId)>, Fail> {
+        let m = self.m;
+        // Values whose slot is written by something other than their definition.
+        let mut rewritten: Vec<ValueId> = coalesced.iter().flat_map(|&(v, p)| [v, p]).collect();
+        for &b in f.blocks {
+            for inst in m.block_insts(b) {
+                if let (InstData::Phi { .. }, Some(v)) = (m.inst(inst), m.inst_result(inst)) {
+                    rewritten.push(v);
+                }
+            }
+        }
+        rewritten.sort_unstable();
+        let mut chosen = Vec::new();
+        for &b in f.blocks {
+            for inst in m.block_insts(b) {
+                let InstData::Cast { op, arg } = *m.inst(inst) else { continue };
+                let Some(result) = m.inst_result(inst) else { continue };
+                if rewritten.binary_search(&arg).is_ok() || self.slot_of.get(ix(result)) != Some(&NONE) {
+                    continue;
+                }
+                if self.slot_of.get(ix(arg)) == Some(&COALESCED) {
+                    continue;
+                }
+                let (from, to) = (self.kind(self.ty(arg)?)?, self.kind(self.ty(result)?)?);
+                let int = |k: Kind| k.int();
+                let identity = match op {
+                    Opcode::Zext => (from == Kind::Bool || int(from).is_some_and(|t| !t.signed)) && int(to).is_some(),
+                    Opcode::Sext => int(from).is_some_and(|t| t.signed) && int(to).is_some_and(|t| t.signed),
+                    Opcode::Bitcast => {
+                        (from == Kind::Ptr && to == Kind::Ptr)
+                            || (int(from).is_some_and(|t| t.bits >= 64) && int(to).is_some_and(|t| t.bits >= 64))
+                    }
+                    _ => false,
+                };
+                if identity && from.slots() == to.slots() {
+                    chosen.push((result, arg));
+                }
+            }
+        }
+        // An alias of an alias would read a slot not yet resolved: keep chains out.
+        let mut results: Vec<ValueId> = chosen.iter().map(|&(r, _)| r).collect();
+        results.sort_unstable();
+        chosen.retain(|&(_, arg)| results.binary_search(&arg).is_err());
+        for &(result, _) in &chosen {
+            if let Some(s) = self.slot_of.get_mut(ix(result)) {
+                *s = COALESCED;
+            }
+            st.values.push(result);
+        }
+        st.aliased.extend(chosen.iter().map(|&(r, _)| r));
+        st.aliased.sort_unstable();
+        Ok(chosen)
+    }
+
     fn assign(&mut self, st: &mut FnState, v: ValueId, ty: TypeId, next: &mut u64) -> Result<(), Fail> {
         let n = self.slots(ty)?;
         let slot = self.slot_of.get_mut(ix(v)).ok_or_else(|| format!("{v} is out of range"))?;
@@ -454,7 +523,7 @@ impl Compiler<'_> {
         for (k, &inst) in insts.iter().enumerate().skip(phis) {
             let data = *m.inst(inst);
             let site = site_base + k as u32;
-            if is_constant(&data) {
+            if is_constant(&data) || m.inst_result(inst).is_some_and(|v| st.aliased.binary_search(&v).is_ok()) {
                 pending += 1;
                 continue;
             }
@@ -920,7 +989,8 @@ impl Compiler<'_> {
         if let (Some(constant), 1) = (constant, terms.1) {
             if let Some(term) = self.p.gep_terms.pop() {
                 if let Some(ty) = Kind::from_code(term.kind).int().filter(|t| t.bits <= 64) {
-                    self.p.gep_index.push(GepIndex { constant, stride: term.stride, signed: ty.signed });
+                    let small = i64::try_from(term.stride).is_ok() && i64::try_from(constant).is_ok();
+                    self.p.gep_index.push(GepIndex { constant, stride: term.stride, signed: ty.signed, small });
                     let info = self.p.gep_index.len() as u32 - 1;
                     return Ok(Op::GepIndex { dst, base: base_slot, index: term.slot, info });
                 }

@@ -725,7 +725,11 @@ impl Interpreter {
                     let (addr, tag) = (r[b as usize], r[b as usize + 1]);
                     let delta = element_delta(g, r[index as usize]);
                     let off = element!(memory.element(addr, tag, delta, kind.size(), 1 << align_log2, READ));
-                    mem!(load(memory, off, kind, r, dst as usize));
+                    if kind == Kind::U8 {
+                        r[dst as usize] = u64::from(mem!(memory.read_u8(off)));
+                    } else {
+                        mem!(load(memory, off, kind, r, dst as usize));
+                    }
                 }
                 Op::StoreElem { kind, align_log2, src, base: b, index, info } => {
                     let g = program.gep_index[info as usize];
@@ -733,7 +737,11 @@ impl Interpreter {
                     let (addr, tag) = (r[b as usize], r[b as usize + 1]);
                     let delta = element_delta(g, r[index as usize]);
                     let off = element!(memory.element(addr, tag, delta, kind.size(), 1 << align_log2, WRITE));
-                    store(memory, off, kind, r, src as usize);
+                    if kind == Kind::U8 {
+                        memory.write_u8(off, r[src as usize] as u8);
+                    } else {
+                        store(memory, off, kind, r, src as usize);
+                    }
                 }
                 Op::Gep { dst, base: b, info } => {
                     let g = program.geps[info as usize];
@@ -762,6 +770,12 @@ impl Interpreter {
 /// The byte offset of an indexed `gep`, `None` on overflow.
 #[inline(always)]
 fn element_delta(g: crate::program::GepIndex, index: u64) -> Option<i128> {
+    // Usually everything fits 64 bits: one multiply and one add with overflow checks.
+    if g.small && (g.signed || index <= i64::MAX as u64) {
+        if let Some(d) = (index as i64).checked_mul(g.stride as i64).and_then(|d| d.checked_add(g.constant as i64)) {
+            return Some(i128::from(d));
+        }
+    }
     let index = if g.signed { i128::from(index as i64) } else { i128::from(index) };
     index.checked_mul(i128::from(g.stride))?.checked_add(g.constant)
 }

@@ -296,10 +296,12 @@ impl Memory {
     ) -> Result<usize, (MemoryTrap, bool)> {
         let r = self.live_record(addr, tag).map_err(|e| (e, true))?;
         let end = r.start + r.size;
-        let target = delta
-            .and_then(|d| i128::from(addr).checked_add(d))
-            .and_then(|t| u64::try_from(t).ok())
-            .ok_or((MemoryTrap::AddressOverflow, true))?;
+        let target = delta.and_then(|d| i128::from(addr).checked_add(d)).ok_or((MemoryTrap::AddressOverflow, true))?;
+        // Negative targets wrap to huge values, so one compare catches both ends.
+        if target as u128 > u128::from(u64::MAX) {
+            return Err((MemoryTrap::AddressOverflow, true));
+        }
+        let target = target as u64;
         if target < r.start || target > end {
             return Err((MemoryTrap::OutOfBounds, true));
         }

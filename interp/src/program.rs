@@ -533,6 +533,8 @@ pub(crate) struct GepIndex {
     pub stride: u64,
     /// Whether the index's type is signed.
     pub signed: bool,
+    /// Whether the stride and the constant fit `i64` (the fast path).
+    pub small: bool,
 }
 
 /// A loop latch: the jump's phis and the header it skips.

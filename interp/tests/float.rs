@@ -215,11 +215,10 @@ proptest! {
     }
 
     #[test]
-    fn f16_matches_exact_arithmetic_rounded_once(op in 0..4usize, a in any::<u16>(), b in any::<u16>()) {
+    fn f16_matches_exact_arithmetic_rounded_once(op in 0..3usize, a in any::<u16>(), b in any::<u16>()) {
         // For + − × the exact result of two binary16 values is representable in
         // binary64, so rounding it once to binary16 is the IEEE result.
         let op = FOPS[op];
-        prop_assume!(op != BinOp::Fdiv);
         let (x, y) = (half::f16::from_bits(a).to_f64(), half::f16::from_bits(b).to_f64());
         let exact = match op { BinOp::Fadd => x + y, BinOp::Fsub => x - y, _ => x * y };
         let expected = if exact.is_nan() { 0x7e00 } else { ir::FloatBits::from_f64(16, exact).unwrap().bits() };

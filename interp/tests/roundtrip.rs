@@ -381,8 +381,6 @@ fn outcome(m: &Module, args: &[Value]) -> (Result<Option<Value>, String>, Option
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
-
     #[test]
     fn text_round_trip_preserves_behaviour(steps in prop::collection::vec(step(), 1..40), args in any::<[i64; 5]>()) {
         let (m, expected) = build(&steps, &args);
