@@ -1,14 +1,21 @@
 //! Translation of a verified module into the pre-resolved [`Program`] form.
 //!
-//! Each function is translated once: values get frame slots (parameters first,
-//! then the constants — whose slots form the frame's constant template — then
-//! every other result, then scratch slots for phi moves), each instruction
-//! becomes one [`Op`] with its operands resolved to slots, a `cmp` whose only
-//! use is the `cbr` right after it fuses with it, and every edge into a block
-//! with phis gets a stub of slot moves. Parallel-move hazards (a phi source
-//! that is another phi's destination on the same edge) are resolved by copying
-//! all sources to scratch slots first. Finally the step costs of the segments
-//! and the per-op error tables are computed (see [`crate::program`]).
+//! Each function is translated once. Values get frame slots: parameters first,
+//! then the constants (whose slots form the frame's constant template), then
+//! every other result, then scratch slots for phi moves. Two kinds of values
+//! share another value's slot instead: a value used only as a phi input on a
+//! `br` edge, where the phi is dead once the value exists (computed straight
+//! into the phi's slot, see [`Compiler::coalesce`]), and the result of a cast
+//! that is the identity on canonical slots ([`Compiler::aliases`]). Each other
+//! instruction becomes one [`Op`] with its operands resolved to slots; a
+//! compare whose only use is the next `cbr`, and an indexed `gep` whose only use
+//! is the next load or store, fuse with it. Edges into blocks with phis get
+//! moves — inline before a `br`, in a stub for `cbr`/`switch` — and a `br`
+//! into a loop header's compare-and-branch becomes an [`Op::Latch`].
+//! Parallel-move hazards (a phi source that another move of the edge
+//! overwrites) go through scratch slots. Finally the segments' step costs and
+//! the per-op error tables are computed (see [`crate::program`]) and every
+//! operand is checked to lie inside the frame.
 //!
 //! Translation relies on the verifier's guarantees (operand types, phi inputs,
 //! constant gep field indices) but never panics when they do not hold: a
@@ -100,8 +107,9 @@ struct FnState {
     phi_count: Vec<u32>,
     /// Pending branch targets: (pc, which target, successor local index).
     fixups: Vec<(u32, u8, u32)>,
-    /// Pending switch tables: (table index, default local, cases with local targets), with the predecessor.
+    /// Switch tables whose targets are still local block indices: (table, predecessor).
     switch_fixups: Vec<(u32, u32)>,
+    /// Edge stubs: (predecessor, successor, pc).
     stubs: Vec<(u32, u32, u32)>,
     values: Vec<ValueId>,
     /// Cast results sharing their operand's slot (sorted): never executed.

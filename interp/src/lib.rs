@@ -4,10 +4,11 @@
 //!
 //! [`Interpreter::new`] verifies the module and translates every function once
 //! into a compact pre-resolved form (values in frame slots, branch targets as
-//! code indices, phis as moves on edges, constants in a per-frame template; see
-//! [`program`](crate) docs in the source). [`Interpreter::call`] then runs a
-//! function in a tight dispatch loop with an explicit frame stack — deep
-//! recursion reaches the call-depth limit, never the Rust stack's end.
+//! code indices, phis as moves on edges, constants in a per-frame template).
+//! [`Interpreter::call`] then runs a function in a tight dispatch loop with an
+//! explicit frame stack — deep recursion reaches the call-depth limit, never
+//! the Rust stack's end. `docs/interp.md` describes the semantics decisions,
+//! the memory model, the host functions and the design.
 //!
 //! ```
 //! use ir::{ModuleBuilder, Target, Type};

@@ -2,8 +2,9 @@
 //!
 //! All functions share one code array of [`Op`]s. Operands are frame-slot
 //! indices (relative to the frame base); branch targets are code indices; a
-//! block's phis become moves on each incoming edge (an *edge stub* ending in
-//! [`Op::JumpPhi`]); constants, `const_decl`s and function addresses are not
+//! block's phis become moves on each incoming edge (before the [`Op::JumpPhis`]
+//! of a `br`, or in an *edge stub* ending in [`Op::JumpPhi`] for conditional
+//! branches); constants, `const_decl`s and function addresses are not
 //! executed at all — their values sit in a per-function constant template
 //! copied into each new frame. Operations too rare to deserve room in an `Op`
 //! keep their extra operands in side tables.
@@ -13,6 +14,8 @@
 //! segment it enters (`entry_cost[target]`, phis of an edge stub included) with
 //! one compare; the per-op side table ([`PcInfo`]) recovers, only on a trap or
 //! when the budget runs out mid-segment, the exact IR operation and step count.
+//! Elided instructions (constants, identity casts) are charged with the next op
+//! of their block: its `cover` counts them.
 
 use ir::{FunctionId, SigId};
 
