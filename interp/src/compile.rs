@@ -195,15 +195,21 @@ impl Compiler<'_> {
     }
 
     fn slots(&self, ty: TypeId) -> Result<u32, Fail> {
-        self.shapes.slots(ty).ok_or_else(|| format!("values of type {} are not supported", self.m.type_name(ty)))
+        self.shapes
+            .slots(ty)
+            .ok_or_else(|| format!("values of type {} are not supported", crate::shape::type_label(self.m.types(), ty)))
     }
 
     fn kind(&self, ty: TypeId) -> Result<Kind, Fail> {
-        self.shapes.kind(ty).ok_or_else(|| format!("{} is not a scalar type", self.m.type_name(ty)))
+        self.shapes
+            .kind(ty)
+            .ok_or_else(|| format!("{} is not a scalar type", crate::shape::type_label(self.m.types(), ty)))
     }
 
     fn int(&self, ty: TypeId) -> Result<IntTy, Fail> {
-        self.kind(ty)?.int().ok_or_else(|| format!("{} is not an integer type", self.m.type_name(ty)))
+        self.kind(ty)?
+            .int()
+            .ok_or_else(|| format!("{} is not an integer type", crate::shape::type_label(self.m.types(), ty)))
     }
 
     fn try_function(&mut self, f: &Function<'_>, st: &mut FnState) -> Result<(), Fail> {
@@ -1032,7 +1038,7 @@ impl Compiler<'_> {
 
     fn layout(&self, ty: TypeId) -> Result<ir::TypeLayout, Fail> {
         layout_of_id(self.m.types(), ty, MAX_DEPTH as usize)
-            .map_err(|e| format!("type {} has no layout: {e}", self.m.type_name(ty)))
+            .map_err(|e| format!("type {} has no layout: {e}", crate::shape::type_label(self.m.types(), ty)))
     }
 
     /// The memory layout (size, access alignment, leaves) of `ty`.
@@ -1079,7 +1085,7 @@ impl Compiler<'_> {
                 }
                 Ok(())
             }
-            _ => Err(format!("values of type {} are not supported", self.m.type_name(ty))),
+            _ => Err(format!("values of type {} are not supported", crate::shape::type_label(self.m.types(), ty))),
         }
     }
 

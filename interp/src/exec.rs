@@ -822,7 +822,8 @@ fn host_call(
     let result =
         (host.1)(&mut cx, &args).map_err(|e| TrapReason::Host { link_name: link_name.clone(), message: e.0 })?;
     let ret = sig.ret;
-    let wrong = || TrapReason::HostResult { link_name: link_name.clone(), expected: types.display(ret) };
+    let wrong =
+        || TrapReason::HostResult { link_name: link_name.clone(), expected: crate::shape::type_label(types, ret) };
     match result {
         None if ret == ir::TypeId::VOID => Ok(()),
         None => Err(wrong()),

@@ -286,10 +286,15 @@ impl Interpreter {
         if args.len() != params.len() {
             return Err(ExecError::ArgumentCount { expected: params.len(), got: args.len() });
         }
+        if ret != TypeId::VOID && self.shapes.slots(ret).is_none() {
+            let reason = format!("values of type {} are not supported", shape::type_label(&self.types, ret));
+            return Err(ExecError::Unsupported { function: id, reason });
+        }
         let mut slots = Vec::new();
         for (index, (arg, &ty)) in args.iter().zip(&params).enumerate() {
-            if !to_slots(&self.types, &self.shapes, ty, arg, &mut slots) {
-                return Err(ExecError::ArgumentType { index, expected: self.types.display(ty) });
+            // A type with slots nests at most MAX_DEPTH aggregate levels, bounding the conversion.
+            if self.shapes.slots(ty).is_none() || !to_slots(&self.types, &self.shapes, ty, arg, &mut slots) {
+                return Err(ExecError::ArgumentType { index, expected: shape::type_label(&self.types, ty) });
             }
         }
         let (result, steps) = match (body, host) {
@@ -321,7 +326,10 @@ impl Interpreter {
                 let mut out = Vec::new();
                 if let Some(v) = &value {
                     if !to_slots(&self.types, &self.shapes, ret, v, &mut out) {
-                        return Err(ExecError::ArgumentType { index: usize::MAX, expected: self.types.display(ret) });
+                        return Err(ExecError::ArgumentType {
+                            index: usize::MAX,
+                            expected: shape::type_label(&self.types, ret),
+                        });
                     }
                 }
                 (out, 0)

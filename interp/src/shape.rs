@@ -215,3 +215,66 @@ impl Shapes {
         self.info(id).kind
     }
 }
+
+/// Whether `ty` nests at most [`MAX_DEPTH`] levels, counting pointees and
+/// signatures too (checked with an explicit stack, never by recursion).
+pub(crate) fn shallow(types: &TypeTable, ty: TypeId) -> bool {
+    let mut stack = vec![(ty, 0u32)];
+    let mut visited = 0usize;
+    while let Some((t, depth)) = stack.pop() {
+        visited += 1;
+        if depth > MAX_DEPTH || visited > 1 << 20 {
+            return false;
+        }
+        let Some(key) = types.get(t) else { return false };
+        match key {
+            TypeKey::Ptr(inner) | TypeKey::Array(inner, _) => stack.push((*inner, depth + 1)),
+            TypeKey::Struct(fields) | TypeKey::Tuple(fields) => stack.extend(fields.iter().map(|&f| (f, depth + 1))),
+            TypeKey::FnPtr(sig) => {
+                let s = types.sig(*sig);
+                stack.extend(s.params.iter().chain(std::iter::once(&s.ret)).map(|&p| (p, depth + 1)));
+            }
+            _ => {}
+        }
+    }
+    true
+}
+
+/// The IR spelling of `ty` for messages, unless it nests too deeply to print safely.
+pub(crate) fn type_label(types: &TypeTable, ty: TypeId) -> String {
+    if shallow(types, ty) {
+        types.display(ty)
+    } else {
+        format!("{ty:?} (nested too deeply to print)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ir::Type;
+
+    #[test]
+    fn slots_depth_and_printable_nesting() {
+        let mut types = TypeTable::new();
+        let pair = types.intern_type(&Type::Tuple(vec![Type::I128, Type::Bool, Type::ptr(Type::Void)]));
+        let mut deep = Type::I8;
+        for _ in 0..300 {
+            deep = Type::array(deep, 1);
+        }
+        let deep = types.intern_type(&deep);
+        let mut pointers = Type::I8;
+        for _ in 0..300 {
+            pointers = Type::ptr(pointers);
+        }
+        let pointers = types.intern_type(&pointers);
+        let huge = types.intern_type(&Type::array(Type::U64, 1 << 20));
+        let shapes = Shapes::new(&types);
+        assert_eq!(shapes.slots(pair), Some(5));
+        assert_eq!(shapes.slots(deep), None);
+        assert_eq!(shapes.slots(huge), None);
+        assert_eq!(shapes.slots(pointers), Some(2));
+        assert!(shallow(&types, pair) && !shallow(&types, deep) && !shallow(&types, pointers));
+        assert!(type_label(&types, deep).contains("nested too deeply"));
+    }
+}

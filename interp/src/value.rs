@@ -328,7 +328,7 @@ impl fmt::Display for Value {
 pub fn format_result(module: &Module, ty: TypeId, value: Option<&Value>) -> String {
     match value {
         None => "void".to_string(),
-        Some(v) => format!("{} {v}", module.type_name(ty)),
+        Some(v) => format!("{} {v}", crate::shape::type_label(module.types(), ty)),
     }
 }
 
@@ -349,7 +349,7 @@ pub struct LiteralError {
 /// aggregates.
 pub fn parse_value(module: &Module, ty: TypeId, text: &str) -> Result<Value, LiteralError> {
     let types = module.types();
-    let error = || LiteralError { ty: module.type_name(ty), text: text.to_string() };
+    let error = || LiteralError { ty: crate::shape::type_label(module.types(), ty), text: text.to_string() };
     parse_in(module, types, ty, text.trim(), 0).ok_or_else(error)
 }
 

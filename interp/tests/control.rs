@@ -248,3 +248,26 @@ fn api_misuse_is_reported() {
     f.finish();
     assert!(matches!(Interpreter::new(&mb.finish(), Options::default()), Err(interp::LoadError::Verify(_))));
 }
+
+#[test]
+fn functions_too_large_to_translate_are_reported_when_called() {
+    // A value of 100,000 slots cannot live in a frame; the other function still runs.
+    let big = Type::array(Type::U64, 100_000);
+    let mut mb = builder();
+    let mut f = mb.begin_function("copy", vec![("p".into(), Type::ptr(big.clone()))], Type::Void);
+    let p = f.param_value(0);
+    let v = f.load(big.clone(), p, 8);
+    f.store(big, v, p, 8);
+    f.ret(None);
+    f.finish();
+    let mut f = mb.begin_function("f", vec![], Type::I32);
+    let one = f.const_i32(1);
+    f.ret(Some(one));
+    f.finish();
+    let m = mb.finish();
+    let mut i = Interpreter::new(&m, Options::default()).unwrap();
+    assert_eq!(i.call("f", &[]).unwrap().value, Some(Value::I32(1)));
+    let e = i.call("copy", &[Value::Ptr(interp::Pointer::NULL)]).unwrap_err();
+    let ExecError::Unsupported { reason, .. } = &e else { panic!("{e}") };
+    assert!(reason.contains("array<u64, 100000>"), "{reason}");
+}
