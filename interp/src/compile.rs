@@ -1224,14 +1224,18 @@ impl Compiler<'_> {
             let Some(Op::BrCmp { pred, a, b, then_pc, else_pc }) = self.p.code.get(target as usize).copied() else {
                 continue;
             };
-            let header_cost = self.p.entry_cost.get(target as usize).copied().unwrap_or(0);
+            let entry = |pc: u32| u64::from(self.p.entry_cost.get(pc as usize).copied().unwrap_or(0));
+            let cost = u64::from(count) + entry(target);
+            let (then_cost, else_cost) = (cost + entry(then_pc), cost + entry(else_pc));
             self.p.latches.push(LatchInfo {
                 header: target,
                 count,
                 site,
-                cost: u64::from(count) + u64::from(header_cost),
+                cost,
                 then_pc,
                 else_pc,
+                then_cost,
+                else_cost,
             });
             self.p.code[pc] = Op::Latch { pred, a, b, info: self.p.latches.len() as u32 - 1 };
         }

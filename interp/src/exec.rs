@@ -405,10 +405,16 @@ impl Interpreter {
                 Op::JumpPhi { target } => pc = target as usize,
                 Op::JumpPhis { target, count, site } => enter_phis!(target, count, site),
                 Op::Latch { pred, a, b, info } => {
-                    let l = program.latches[info as usize];
-                    if l.cost <= fuel {
-                        fuel -= l.cost;
-                        enter!(if int_pred(pred, r[a as usize], r[b as usize]) { l.then_pc } else { l.else_pc })
+                    let l = &program.latches[info as usize];
+                    let (target, cost) = if int_pred(pred, r[a as usize], r[b as usize]) {
+                        (l.then_pc, l.then_cost)
+                    } else {
+                        (l.else_pc, l.else_cost)
+                    };
+                    if cost <= fuel {
+                        // Phis, the header's compare-and-branch and the target segment at once.
+                        fuel -= cost;
+                        pc = target as usize;
                     } else {
                         enter_phis!(l.header, l.count, l.site)
                     }
@@ -713,34 +719,40 @@ impl Interpreter {
                     }
                 }
                 Op::GepIndex { dst, base: b, index, info } => {
-                    let g = program.gep_index[info as usize];
+                    let g = &program.gep_index[info as usize];
                     let (addr, tag) = (r[b as usize], r[b as usize + 1]);
                     let new = mem!(memory.offset(addr, tag, element_delta(g, r[index as usize])));
                     r[dst as usize] = new;
                     r[dst as usize + 1] = tag;
                 }
                 Op::LoadElem { kind, align_log2, dst, base: b, index, info } => {
-                    let g = program.gep_index[info as usize];
-                    let kind = Kind::from_code(kind);
-                    let (addr, tag) = (r[b as usize], r[b as usize + 1]);
-                    let delta = element_delta(g, r[index as usize]);
-                    let off = element!(memory.element(addr, tag, delta, kind.size(), 1 << align_log2, READ));
-                    if kind == Kind::U8 {
+                    let g = &program.gep_index[info as usize];
+                    let byte = kind == Kind::U8 as u8;
+                    let size = if byte { 1 } else { Kind::from_code(kind).size() };
+                    let (addr, tag, i) = (r[b as usize], r[b as usize + 1], r[index as usize]);
+                    let off = element!(match element_delta64(g, i) {
+                        Some(delta) => memory.element64(addr, tag, delta, size, 1 << align_log2, READ),
+                        None => memory.element(addr, tag, element_delta(g, i), size, 1 << align_log2, READ),
+                    });
+                    if byte {
                         r[dst as usize] = u64::from(mem!(memory.read_u8(off)));
                     } else {
-                        mem!(load(memory, off, kind, r, dst as usize));
+                        mem!(load(memory, off, Kind::from_code(kind), r, dst as usize));
                     }
                 }
                 Op::StoreElem { kind, align_log2, src, base: b, index, info } => {
-                    let g = program.gep_index[info as usize];
-                    let kind = Kind::from_code(kind);
-                    let (addr, tag) = (r[b as usize], r[b as usize + 1]);
-                    let delta = element_delta(g, r[index as usize]);
-                    let off = element!(memory.element(addr, tag, delta, kind.size(), 1 << align_log2, WRITE));
-                    if kind == Kind::U8 {
+                    let g = &program.gep_index[info as usize];
+                    let byte = kind == Kind::U8 as u8;
+                    let size = if byte { 1 } else { Kind::from_code(kind).size() };
+                    let (addr, tag, i) = (r[b as usize], r[b as usize + 1], r[index as usize]);
+                    let off = element!(match element_delta64(g, i) {
+                        Some(delta) => memory.element64(addr, tag, delta, size, 1 << align_log2, WRITE),
+                        None => memory.element(addr, tag, element_delta(g, i), size, 1 << align_log2, WRITE),
+                    });
+                    if byte {
                         memory.write_u8(off, r[src as usize] as u8);
                     } else {
-                        store(memory, off, kind, r, src as usize);
+                        store(memory, off, Kind::from_code(kind), r, src as usize);
                     }
                 }
                 Op::Gep { dst, base: b, info } => {
@@ -767,15 +779,20 @@ impl Interpreter {
     }
 }
 
-/// The byte offset of an indexed `gep`, `None` on overflow.
+/// The byte offset of an indexed `gep` when it fits `i64` (stride, constant
+/// and index small, as they usually are): one multiply and one add.
 #[inline(always)]
-fn element_delta(g: crate::program::GepIndex, index: u64) -> Option<i128> {
-    // Usually everything fits 64 bits: one multiply and one add with overflow checks.
+fn element_delta64(g: &crate::program::GepIndex, index: u64) -> Option<i64> {
     if g.small && (g.signed || index <= i64::MAX as u64) {
-        if let Some(d) = (index as i64).checked_mul(g.stride as i64).and_then(|d| d.checked_add(g.constant as i64)) {
-            return Some(i128::from(d));
-        }
+        (index as i64).checked_mul(g.stride as i64)?.checked_add(g.constant as i64)
+    } else {
+        None
     }
+}
+
+/// The byte offset of an indexed `gep` in full, `None` on overflow.
+#[inline]
+fn element_delta(g: &crate::program::GepIndex, index: u64) -> Option<i128> {
     let index = if g.signed { i128::from(index as i64) } else { i128::from(index) };
     index.checked_mul(i128::from(g.stride))?.checked_add(g.constant)
 }

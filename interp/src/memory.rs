@@ -318,6 +318,36 @@ impl Memory {
         Ok((target - BASE) as usize)
     }
 
+    /// [`Memory::element`] for a delta that fits `i64` (the usual case).
+    #[inline(always)]
+    pub(crate) fn element64(
+        &self,
+        addr: u64,
+        tag: u64,
+        delta: i64,
+        size: u64,
+        align: u64,
+        need: u8,
+    ) -> Result<usize, (MemoryTrap, bool)> {
+        let r = self.live_record(addr, tag).map_err(|e| (e, true))?;
+        let end = r.start + r.size;
+        let target = addr.checked_add_signed(delta).ok_or((MemoryTrap::AddressOverflow, true))?;
+        if target < r.start || target > end {
+            return Err((MemoryTrap::OutOfBounds, true));
+        }
+        // target ≤ end and size ≤ a kind's size: no overflow.
+        if target + size > end {
+            return Err((MemoryTrap::OutOfBounds, false));
+        }
+        if r.perms & need != need {
+            return Err((MemoryTrap::PermissionDenied, false));
+        }
+        if target & (align.wrapping_sub(1)) != 0 {
+            return Err((MemoryTrap::Misaligned { address: target, alignment: align }, false));
+        }
+        Ok((target - BASE) as usize)
+    }
+
     /// The allocation offset of arena offset `off`, for error messages.
     #[cold]
     fn allocation_offset(&self, off: usize) -> u64 {

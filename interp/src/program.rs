@@ -552,6 +552,9 @@ pub(crate) struct LatchInfo {
     pub cost: u64,
     pub then_pc: u32,
     pub else_pc: u32,
+    /// `cost` plus the segment entered at `then_pc` / `else_pc`.
+    pub then_cost: u64,
+    pub else_cost: u64,
 }
 
 /// The translated module.
