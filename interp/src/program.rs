@@ -548,11 +548,10 @@ pub(crate) struct LatchInfo {
     /// Phis of the header and the site of the first.
     pub count: u32,
     pub site: u32,
-    /// Steps of the phis plus the header's segment.
-    pub cost: u64,
     pub then_pc: u32,
     pub else_pc: u32,
-    /// `cost` plus the segment entered at `then_pc` / `else_pc`.
+    /// Steps of the phis, the header's segment and the segment entered at
+    /// `then_pc` / `else_pc`.
     pub then_cost: u64,
     pub else_cost: u64,
 }
