@@ -1227,16 +1227,7 @@ impl Compiler<'_> {
             let entry = |pc: u32| u64::from(self.p.entry_cost.get(pc as usize).copied().unwrap_or(0));
             let cost = u64::from(count) + entry(target);
             let (then_cost, else_cost) = (cost + entry(then_pc), cost + entry(else_pc));
-            self.p.latches.push(LatchInfo {
-                header: target,
-                count,
-                site,
-                cost,
-                then_pc,
-                else_pc,
-                then_cost,
-                else_cost,
-            });
+            self.p.latches.push(LatchInfo { header: target, count, site, then_pc, else_pc, then_cost, else_cost });
             self.p.code[pc] = Op::Latch { pred, a, b, info: self.p.latches.len() as u32 - 1 };
         }
     }
