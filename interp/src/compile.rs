@@ -31,8 +31,8 @@ use ir::{
 use crate::error::Site;
 use crate::numeric::{CheckedOp, FloatOp, FloatPred, IntOp, IntTy, Norm};
 use crate::program::{
-    function_address, AggLayout, CallSite, CastKind, DeclInfo, Extend, FuncInfo, GepIndex, GepInfo, GepTerm, IntPred,
-    LatchInfo, Leaf, Op, PcInfo, Program, SwitchTable,
+    function_address, AggLayout, Branch, CallSite, CastKind, DeclInfo, Extend, FuncInfo, GepIndex, GepInfo, GepTerm,
+    IntPred, LatchInfo, Leaf, Op, PcInfo, Program, SwitchTable,
 };
 use crate::shape::{Kind, Shapes, MAX_DEPTH};
 
@@ -546,7 +546,9 @@ impl Compiler<'_> {
                     if let Some(Op::Cmp { pred, a, b, .. }) = self.p.code.get(pc as usize).copied() {
                         let then_l = self.local(dests[0])?;
                         let else_l = self.local(dests[1])?;
-                        self.p.code[pc as usize] = Op::BrCmp { pred, a, b, then_pc: 0, else_pc: 0 };
+                        self.p.branches.push(Branch::default());
+                        let info = self.p.branches.len() as u32 - 1;
+                        self.p.code[pc as usize] = Op::BrCmp { pred, a, b, info };
                         self.p.pc_info[pc as usize] = PcInfo { site, cover: cover + pending + 1, after: 0 };
                         st.fixups.push((pc, 0, then_l));
                         st.fixups.push((pc, 1, else_l));
@@ -603,25 +605,18 @@ impl Compiler<'_> {
     /// A load or store through the result of the [`Op::GepIndex`] at `pc` (its
     /// only use), fused with it; `None` if `data` is not such an access.
     fn fuse_access(&self, pc: u32, gep: ValueId, data: &InstData, result: Option<ValueId>) -> Result<Option<Op>, Fail> {
-        let Some(Op::GepIndex { base, index, info, .. }) = self.p.code.get(pc as usize).copied() else {
+        let Some(Op::GepIndex { index, info, .. }) = self.p.code.get(pc as usize).copied() else {
             return Ok(None);
         };
         Ok(match *data {
             InstData::Memory { op: Opcode::Load, align, ty, ptr } if ptr.expand() == Some(gep) => {
                 let (Some(kind), Some(result)) = (self.shapes.kind(ty), result) else { return Ok(None) };
                 let dst = self.slot(result)?;
-                Some(Op::LoadElem { kind: kind as u8, align_log2: log2(align), dst, base, index, info })
+                Some(Op::LoadElem { kind: kind as u8, align_log2: log2(align), dst, index, info })
             }
             InstData::Store { align, value, ptr } if ptr == gep && value != gep => {
                 let Some(kind) = self.shapes.kind(self.ty(value)?) else { return Ok(None) };
-                Some(Op::StoreElem {
-                    kind: kind as u8,
-                    align_log2: log2(align),
-                    src: self.slot(value)?,
-                    base,
-                    index,
-                    info,
-                })
+                Some(Op::StoreElem { kind: kind as u8, align_log2: log2(align), src: self.slot(value)?, index, info })
             }
             _ => None,
         })
@@ -657,12 +652,8 @@ impl Compiler<'_> {
             InstData::Select { cond, arms } => {
                 let n = self.slots(result_ty)?;
                 let (cond, a, b) = (self.slot(cond)?, self.slot(arms[0])?, self.slot(arms[1])?);
-                if n == 1 {
-                    Op::Select { dst, cond, a, b }
-                } else {
-                    self.p.selects.push((a, b, n));
-                    Op::SelectN { dst, cond, info: self.p.selects.len() as u32 - 1 }
-                }
+                self.p.selects.push((a, b, n));
+                Op::Select { dst, cond, info: self.p.selects.len() as u32 - 1 }
             }
             InstData::Cast { op, arg } => self.cast(op, dst, result_ty, arg)?,
             InstData::Extract { agg, index } => {
@@ -1004,9 +995,10 @@ impl Compiler<'_> {
             if let Some(term) = self.p.gep_terms.pop() {
                 if let Some(ty) = Kind::from_code(term.kind).int().filter(|t| t.bits <= 64) {
                     let small = i64::try_from(term.stride).is_ok() && i64::try_from(constant).is_ok();
-                    self.p.gep_index.push(GepIndex { constant, stride: term.stride, signed: ty.signed, small });
+                    let stride = term.stride;
+                    self.p.gep_index.push(GepIndex { base: base_slot, constant, stride, signed: ty.signed, small });
                     let info = self.p.gep_index.len() as u32 - 1;
-                    return Ok(Op::GepIndex { dst, base: base_slot, index: term.slot, info });
+                    return Ok(Op::GepIndex { dst, index: term.slot, info });
                 }
                 self.p.gep_terms.push(term);
             }
@@ -1107,7 +1099,16 @@ impl Compiler<'_> {
             if let Some(op) = self.p.code.get_mut(pc as usize) {
                 match op {
                     Op::Jump { target: t } => *t = target,
-                    Op::BrIf { then_pc, else_pc, .. } | Op::BrCmp { then_pc, else_pc, .. } => {
+                    Op::BrCmp { info, .. } => {
+                        if let Some(b) = self.p.branches.get_mut(*info as usize) {
+                            if which == 0 {
+                                b.then_pc = target
+                            } else {
+                                b.else_pc = target
+                            }
+                        }
+                    }
+                    Op::BrIf { then_pc, else_pc, .. } => {
                         if which == 0 {
                             *then_pc = target
                         } else {
@@ -1215,15 +1216,29 @@ impl Compiler<'_> {
     /// Turns each `br` to a block that starts with a fused compare-and-branch
     /// (a loop header's test) into an [`Op::Latch`] doing both.
     fn latches(&mut self, start: usize, end: usize) {
+        // First the compare-and-branches learn the costs of their targets.
+        for pc in start..end {
+            if let Op::BrCmp { info, .. } = self.p.code[pc] {
+                let entry = |pc: u32| u64::from(self.p.entry_cost.get(pc as usize).copied().unwrap_or(0));
+                if let Some(&Branch { then_pc, else_pc, .. }) = self.p.branches.get(info as usize) {
+                    let (then_cost, else_cost) = (entry(then_pc), entry(else_pc));
+                    if let Some(b) = self.p.branches.get_mut(info as usize) {
+                        b.then_cost = then_cost;
+                        b.else_cost = else_cost;
+                    }
+                }
+            }
+        }
         for pc in start..end {
             let (target, count, site) = match self.p.code[pc] {
                 Op::Jump { target } => (target, 0, 0),
                 Op::JumpPhis { target, count, site } => (target, count, site),
                 _ => continue,
             };
-            let Some(Op::BrCmp { pred, a, b, then_pc, else_pc }) = self.p.code.get(target as usize).copied() else {
+            let Some(Op::BrCmp { pred, a, b, info }) = self.p.code.get(target as usize).copied() else {
                 continue;
             };
+            let Some(&Branch { then_pc, else_pc, .. }) = self.p.branches.get(info as usize) else { continue };
             let entry = |pc: u32| u64::from(self.p.entry_cost.get(pc as usize).copied().unwrap_or(0));
             let cost = u64::from(count) + entry(target);
             let (then_cost, else_cost) = (cost + entry(then_pc), cost + entry(else_pc));
@@ -1296,8 +1311,10 @@ impl Compiler<'_> {
                     target(t) && (u64::from(site) + u64::from(count)) <= p.sites.len() as u64
                 }
                 Op::BrIf { cond, then_pc, else_pc } => fits(cond, 1) && target(then_pc) && target(else_pc),
-                Op::BrCmp { a, b, then_pc, else_pc, .. } => {
-                    fits(a, 1) && fits(b, 1) && target(then_pc) && target(else_pc)
+                Op::BrCmp { a, b, info, .. } => {
+                    fits(a, 1)
+                        && fits(b, 1)
+                        && p.branches.get(info as usize).is_some_and(|br| target(br.then_pc) && target(br.else_pc))
                 }
                 Op::Switch { arg, table } | Op::Switch128 { arg, table } => {
                     let n = if matches!(op, Op::Switch128 { .. }) { 2 } else { 1 };
@@ -1321,8 +1338,7 @@ impl Compiler<'_> {
                 Op::Mov { dst, src } => fits(dst, 1) && fits(src, 1),
                 Op::Mov2 { dst, src } => fits(dst, 2) && fits(src, 2),
                 Op::MovN { dst, src, n } => fits(dst, n) && fits(src, n),
-                Op::Select { dst, cond, a, b } => fits(dst, 1) && fits(cond, 1) && fits(a, 1) && fits(b, 1),
-                Op::SelectN { dst, cond, info } => {
+                Op::Select { dst, cond, info } => {
                     fits(cond, 1)
                         && p.selects
                             .get(info as usize)
@@ -1374,12 +1390,13 @@ impl Compiler<'_> {
                 Op::Uninit { ptr, layout } => fits(ptr, 2) && (layout as usize) < p.layouts.len(),
                 Op::Memcpy { dst, src, len, .. } => fits(dst, 2) && fits(src, 2) && fits(len, 1),
                 Op::Memset { dst, byte, len, .. } => fits(dst, 2) && fits(byte, 1) && fits(len, 1),
-                Op::GepIndex { dst, base, index, info } => {
-                    fits(dst, 2) && fits(base, 2) && fits(index, 1) && (info as usize) < p.gep_index.len()
+                Op::GepIndex { dst, index, info } => {
+                    fits(dst, 2) && fits(index, 1) && p.gep_index.get(info as usize).is_some_and(|g| fits(g.base, 2))
                 }
-                Op::LoadElem { kind, dst: at, base, index, info, .. }
-                | Op::StoreElem { kind, src: at, base, index, info, .. } => {
-                    fits(at, kind_slots(kind)) && fits(base, 2) && fits(index, 1) && (info as usize) < p.gep_index.len()
+                Op::LoadElem { kind, dst: at, index, info, .. } | Op::StoreElem { kind, src: at, index, info, .. } => {
+                    fits(at, kind_slots(kind))
+                        && fits(index, 1)
+                        && p.gep_index.get(info as usize).is_some_and(|g| fits(g.base, 2))
                 }
                 Op::Gep { dst, base, info } => {
                     fits(dst, 2)

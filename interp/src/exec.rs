@@ -422,8 +422,19 @@ impl Interpreter {
                 Op::BrIf { cond, then_pc, else_pc } => {
                     enter!(if r[cond as usize] != 0 { then_pc } else { else_pc })
                 }
-                Op::BrCmp { pred, a, b, then_pc, else_pc } => {
-                    enter!(if int_pred(pred, r[a as usize], r[b as usize]) { then_pc } else { else_pc })
+                Op::BrCmp { pred, a, b, info } => {
+                    let br = &program.branches[info as usize];
+                    let (target, cost) = if int_pred(pred, r[a as usize], r[b as usize]) {
+                        (br.then_pc, br.then_cost)
+                    } else {
+                        (br.else_pc, br.else_cost)
+                    };
+                    if cost <= fuel {
+                        fuel -= cost;
+                        pc = target as usize;
+                    } else {
+                        enter!(target)
+                    }
                 }
                 Op::Switch { arg, table } => {
                     let key = u128::from(r[arg as usize]);
@@ -517,13 +528,14 @@ impl Interpreter {
                     let (src, n) = (src as usize, n as usize);
                     r.copy_within(src..src + n, dst as usize);
                 }
-                Op::Select { dst, cond, a, b } => {
-                    r[dst as usize] = if r[cond as usize] != 0 { r[a as usize] } else { r[b as usize] }
-                }
-                Op::SelectN { dst, cond, info } => {
+                Op::Select { dst, cond, info } => {
                     let (a, b, n) = program.selects[info as usize];
                     let src = if r[cond as usize] != 0 { a } else { b } as usize;
-                    r.copy_within(src..src + n as usize, dst as usize);
+                    if n == 1 {
+                        r[dst as usize] = r[src];
+                    } else {
+                        r.copy_within(src..src + n as usize, dst as usize);
+                    }
                 }
 
                 Op::Add { dst, a, b } => r[dst as usize] = r[a as usize].wrapping_add(r[b as usize]),
@@ -718,18 +730,18 @@ impl Interpreter {
                         memory.fill(to, n as usize, r[byte as usize] as u8);
                     }
                 }
-                Op::GepIndex { dst, base: b, index, info } => {
+                Op::GepIndex { dst, index, info } => {
                     let g = &program.gep_index[info as usize];
-                    let (addr, tag) = (r[b as usize], r[b as usize + 1]);
+                    let (addr, tag) = (r[g.base as usize], r[g.base as usize + 1]);
                     let new = mem!(memory.offset(addr, tag, element_delta(g, r[index as usize])));
                     r[dst as usize] = new;
                     r[dst as usize + 1] = tag;
                 }
-                Op::LoadElem { kind, align_log2, dst, base: b, index, info } => {
+                Op::LoadElem { kind, align_log2, dst, index, info } => {
                     let g = &program.gep_index[info as usize];
                     let byte = kind == Kind::U8 as u8;
                     let size = if byte { 1 } else { Kind::from_code(kind).size() };
-                    let (addr, tag, i) = (r[b as usize], r[b as usize + 1], r[index as usize]);
+                    let (addr, tag, i) = (r[g.base as usize], r[g.base as usize + 1], r[index as usize]);
                     let off = element!(match element_delta64(g, i) {
                         Some(delta) => memory.element64(addr, tag, delta, size, 1 << align_log2, READ),
                         None => memory.element(addr, tag, element_delta(g, i), size, 1 << align_log2, READ),
@@ -740,11 +752,11 @@ impl Interpreter {
                         mem!(load(memory, off, Kind::from_code(kind), r, dst as usize));
                     }
                 }
-                Op::StoreElem { kind, align_log2, src, base: b, index, info } => {
+                Op::StoreElem { kind, align_log2, src, index, info } => {
                     let g = &program.gep_index[info as usize];
                     let byte = kind == Kind::U8 as u8;
                     let size = if byte { 1 } else { Kind::from_code(kind).size() };
-                    let (addr, tag, i) = (r[b as usize], r[b as usize + 1], r[index as usize]);
+                    let (addr, tag, i) = (r[g.base as usize], r[g.base as usize + 1], r[index as usize]);
                     let off = element!(match element_delta64(g, i) {
                         Some(delta) => memory.element64(addr, tag, delta, size, 1 << align_log2, WRITE),
                         None => memory.element(addr, tag, element_delta(g, i), size, 1 << align_log2, WRITE),

@@ -97,13 +97,13 @@ pub(crate) enum Op {
         then_pc: u32,
         else_pc: u32,
     },
-    /// `cmp`/`icmp` fused with the `cbr` that is its only use.
+    /// `cmp`/`icmp` fused with the `cbr` that is its only use (targets in
+    /// [`Program::branches`]).
     BrCmp {
         pred: IntPred,
         a: u32,
         b: u32,
-        then_pc: u32,
-        else_pc: u32,
+        info: u32,
     },
     /// `switch` on a one-slot scrutinee (table in [`Program::switches`]).
     Switch {
@@ -166,14 +166,8 @@ pub(crate) enum Op {
         src: u32,
         n: u32,
     },
+    /// `select` (arms and slot count in [`Program::selects`]).
     Select {
-        dst: u32,
-        cond: u32,
-        a: u32,
-        b: u32,
-    },
-    /// Select of more than one slot (operands in [`Program::selects`]).
-    SelectN {
         dst: u32,
         cond: u32,
         info: u32,
@@ -404,7 +398,6 @@ pub(crate) enum Op {
     /// `gep` with one runtime index of at most 64 bits ([`Program::gep_index`]).
     GepIndex {
         dst: u32,
-        base: u32,
         index: u32,
         info: u32,
     },
@@ -413,7 +406,6 @@ pub(crate) enum Op {
         kind: u8,
         align_log2: u8,
         dst: u32,
-        base: u32,
         index: u32,
         info: u32,
     },
@@ -422,7 +414,6 @@ pub(crate) enum Op {
         kind: u8,
         align_log2: u8,
         src: u32,
-        base: u32,
         index: u32,
         info: u32,
     },
@@ -532,12 +523,23 @@ pub(crate) struct GepInfo {
 /// A `gep` with one runtime index: `base + constant + index · stride`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct GepIndex {
+    /// The base pointer's slot.
+    pub base: u32,
     pub constant: i128,
     pub stride: u64,
     /// Whether the index's type is signed.
     pub signed: bool,
     /// Whether the stride and the constant fit `i64` (the fast path).
     pub small: bool,
+}
+
+/// The targets of a [`Op::BrCmp`] and the steps of the segments they enter.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Branch {
+    pub then_pc: u32,
+    pub else_pc: u32,
+    pub then_cost: u64,
+    pub else_cost: u64,
 }
 
 /// A loop latch: the jump's phis and the header it skips.
@@ -577,6 +579,7 @@ pub(crate) struct Program {
     pub geps: Vec<GepInfo>,
     pub gep_index: Vec<GepIndex>,
     pub latches: Vec<LatchInfo>,
+    pub branches: Vec<Branch>,
     pub gep_terms: Vec<GepTerm>,
     pub reasons: Vec<String>,
 }
@@ -625,4 +628,4 @@ impl Decls {
     }
 }
 
-const _: () = assert!(std::mem::size_of::<Op>() <= 24);
+const _: () = assert!(std::mem::size_of::<Op>() <= 16);
