@@ -453,7 +453,12 @@ impl Interpreter {
                         return Ok(r[src..src + n].to_vec());
                     };
                     let (from, to) = (base + src, frame.base + frame.ret_dst as usize);
-                    if from + n <= regs.len() && to + n <= regs.len() {
+                    if n == 1 {
+                        // The common case, without a call to memmove.
+                        if let (Some(&v), true) = (regs.get(from), to < regs.len()) {
+                            regs[to] = v;
+                        }
+                    } else if from + n <= regs.len() && to + n <= regs.len() {
                         regs.copy_within(from..from + n, to);
                     }
                     memory.release(frame.mark);
