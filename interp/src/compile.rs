@@ -1242,8 +1242,21 @@ impl Compiler<'_> {
             let entry = |pc: u32| u64::from(self.p.entry_cost.get(pc as usize).copied().unwrap_or(0));
             let cost = u64::from(count) + entry(target);
             let (then_cost, else_cost) = (cost + entry(then_pc), cost + entry(else_pc));
-            self.p.latches.push(LatchInfo { header: target, count, site, then_pc, else_pc, then_cost, else_cost });
-            self.p.code[pc] = Op::Latch { pred, a, b, info: self.p.latches.len() as u32 - 1 };
+            let mut latch =
+                LatchInfo { header: target, count, site, then_pc, else_pc, then_cost, else_cost, add: [0; 3] };
+            let info = self.p.latches.len() as u32;
+            self.p.code[pc] = Op::Latch { pred, a, b, info };
+            // An `add` right before the jump (a loop's increment) joins the latch:
+            // the fused op covers both and the latch left behind is never reached.
+            if let (true, Some(Op::Add { dst, a: x, b: y })) =
+                (pc > start, self.p.code.get(pc.wrapping_sub(1)).copied())
+            {
+                latch.add = [dst, x, y];
+                let (add, jump) = (self.p.pc_info[pc - 1], self.p.pc_info[pc]);
+                self.p.code[pc - 1] = Op::LatchAdd { pred, a, b, info };
+                self.p.pc_info[pc - 1] = PcInfo { site: jump.site, cover: add.cover + jump.cover, after: 0 };
+            }
+            self.p.latches.push(latch);
         }
     }
 
@@ -1297,6 +1310,17 @@ impl Compiler<'_> {
         for op in p.code.get(start..end).unwrap_or(&[]) {
             let ok = match *op {
                 Op::Jump { target: t } | Op::JumpPhi { target: t } => target(t),
+                Op::LatchAdd { a, b, info, .. } => {
+                    fits(a, 1)
+                        && fits(b, 1)
+                        && p.latches.get(info as usize).is_some_and(|l| {
+                            l.add.iter().all(|&s| fits(s, 1))
+                                && target(l.header)
+                                && target(l.then_pc)
+                                && target(l.else_pc)
+                                && (u64::from(l.site) + u64::from(l.count)) <= p.sites.len() as u64
+                        })
+                }
                 Op::Latch { a, b, info, .. } => {
                     fits(a, 1)
                         && fits(b, 1)

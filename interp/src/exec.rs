@@ -404,6 +404,22 @@ impl Interpreter {
                 Op::Jump { target } => enter!(target),
                 Op::JumpPhi { target } => pc = target as usize,
                 Op::JumpPhis { target, count, site } => enter_phis!(target, count, site),
+                Op::LatchAdd { pred, a, b, info } => {
+                    let l = &program.latches[info as usize];
+                    let [dst, x, y] = l.add;
+                    r[dst as usize] = r[x as usize].wrapping_add(r[y as usize]);
+                    let (target, cost) = if int_pred(pred, r[a as usize], r[b as usize]) {
+                        (l.then_pc, l.then_cost)
+                    } else {
+                        (l.else_pc, l.else_cost)
+                    };
+                    if cost <= fuel {
+                        fuel -= cost;
+                        pc = target as usize;
+                    } else {
+                        enter_phis!(l.header, l.count, l.site)
+                    }
+                }
                 Op::Latch { pred, a, b, info } => {
                     let l = &program.latches[info as usize];
                     let (target, cost) = if int_pred(pred, r[a as usize], r[b as usize]) {

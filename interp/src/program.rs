@@ -91,6 +91,13 @@ pub(crate) enum Op {
         b: u32,
         info: u32,
     },
+    /// An `add` (64-bit) followed by a [`Op::Latch`]: `add` operands in the latch info.
+    LatchAdd {
+        pred: IntPred,
+        a: u32,
+        b: u32,
+        info: u32,
+    },
     /// `cbr`.
     BrIf {
         cond: u32,
@@ -556,6 +563,8 @@ pub(crate) struct LatchInfo {
     /// `then_pc` / `else_pc`.
     pub then_cost: u64,
     pub else_cost: u64,
+    /// For [`Op::LatchAdd`]: the `add`'s destination and operand slots.
+    pub add: [u32; 3],
 }
 
 /// The translated module.

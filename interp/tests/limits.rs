@@ -74,6 +74,11 @@ fn the_step_limit_can_stop_inside_a_phi_group() {
         let l = limit(&m, with_steps(budget), &[Value::U32(5)]);
         assert_eq!((l.site.block.as_u32(), l.site.inst, l.steps), (1, phi, budget), "budget {budget}");
     }
+    // The body's add and br (fused with the header's test into one operation).
+    for (budget, inst) in [(8u64, 0u32), (9, 1)] {
+        let l = limit(&m, with_steps(budget), &[Value::U32(5)]);
+        assert_eq!((l.site.block.as_u32(), l.site.inst, l.steps), (2, inst, budget), "budget {budget}");
+    }
     // Second entry, through the back edge: 3 + 5 (head) + 2 (body) = 10, then the phis.
     for (budget, phi) in [(10u64, 0u32), (11, 1), (12, 2), (13, 3)] {
         let l = limit(&m, with_steps(budget), &[Value::U32(5)]);
