@@ -11,7 +11,8 @@
 //! compare whose only use is the next `cbr`, and an indexed `gep` whose only use
 //! is the next load or store, fuse with it. Edges into blocks with phis get
 //! moves — inline before a `br`, in a stub for `cbr`/`switch` — and a `br`
-//! into a loop header's compare-and-branch becomes an [`Op::Latch`].
+//! into a loop header's compare-and-branch becomes an [`Op::Latch`] (with the
+//! `add` just before it, an [`Op::LatchAdd`]).
 //! Parallel-move hazards (a phi source that another move of the edge
 //! overwrites) go through scratch slots. Finally the segments' step costs and
 //! the per-op error tables are computed (see [`crate::program`]) and every
