@@ -446,3 +446,128 @@ fn host_memory_access_is_checked() {
     let TrapReason::Host { link_name, message } = &t.as_trap().unwrap().reason else { panic!("{t}") };
     assert_eq!((link_name.as_str(), message.as_str()), ("sink", "pointer range is outside its allocation"));
 }
+
+mod random_programs {
+    //! Random memory programs never panic: every access ends in a value or a trap.
+
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Clone, Debug)]
+    enum MemStep {
+        Store(u8, i64, i64),
+        Load(u8, i64),
+        Copy(i64, i64, u64),
+        Fill(i64, u8, u64),
+        Uninit(u8, i64),
+        RawLoad(i64),
+        StorePointer(i64, i64),
+        LoadPointer(i64),
+    }
+
+    fn step() -> impl Strategy<Value = MemStep> {
+        let index = prop_oneof![0i64..40, any::<i64>(), Just(i64::MIN), Just(-1i64)];
+        let len = prop_oneof![0u64..48, any::<u64>()];
+        prop_oneof![
+            (any::<u8>(), index.clone(), any::<i64>()).prop_map(|(k, i, v)| MemStep::Store(k, i, v)),
+            (any::<u8>(), index.clone()).prop_map(|(k, i)| MemStep::Load(k, i)),
+            (index.clone(), index.clone(), len.clone()).prop_map(|(d, s, n)| MemStep::Copy(d, s, n)),
+            (index.clone(), any::<u8>(), len).prop_map(|(d, b, n)| MemStep::Fill(d, b, n)),
+            (any::<u8>(), index.clone()).prop_map(|(k, i)| MemStep::Uninit(k, i)),
+            index.clone().prop_map(MemStep::RawLoad),
+            (index.clone(), index.clone()).prop_map(|(a, b)| MemStep::StorePointer(a, b)),
+            index.prop_map(MemStep::LoadPointer),
+        ]
+    }
+
+    const KINDS: [Type; 7] = [Type::U8, Type::I16, Type::U32, Type::I64, Type::U128, Type::Bool, Type::F32];
+
+    fn build(steps: &[MemStep]) -> ir::Module {
+        function(&[], Type::U64, |f, _| {
+            let buf = f.alloca(Type::array(Type::U8, 32), 16);
+            let zero = f.const_i64(0);
+            let base = f.gep(ptr(Type::U8), buf, &[zero, zero]);
+            let mut acc = f.const_u64(0);
+            for s in steps {
+                match *s {
+                    MemStep::Store(k, i, v) => {
+                        let ty = KINDS[usize::from(k) % KINDS.len()].clone();
+                        let idx = f.const_i64(i);
+                        let p = f.gep(ptr(Type::U8), base, &[idx]);
+                        let q = f.cast(CastOp::Bitcast, p, ptr(ty.clone()));
+                        let value = match ty {
+                            Type::Bool => f.const_bool(v & 1 == 1),
+                            Type::F32 => f.const_f32(f32::from_bits(v as u32)),
+                            Type::U8 => f.const_u8(v as u8),
+                            Type::I16 => f.const_i16(v as i16),
+                            Type::U32 => f.const_u32(v as u32),
+                            Type::I64 => f.const_i64(v),
+                            _ => f.const_u128(v as u128),
+                        };
+                        f.store(ty, value, q, 1);
+                    }
+                    MemStep::Load(k, i) | MemStep::Uninit(k, i) => {
+                        let ty = KINDS[usize::from(k) % KINDS.len()].clone();
+                        let idx = f.const_i64(i);
+                        let p = f.gep(ptr(Type::U8), base, &[idx]);
+                        let q = f.cast(CastOp::Bitcast, p, ptr(ty.clone()));
+                        if matches!(s, MemStep::Uninit(..)) {
+                            f.uninit(ty, q, 1);
+                        } else {
+                            let _ = f.load(ty, q, 1);
+                        }
+                    }
+                    MemStep::Copy(d, src, n) => {
+                        let (di, si) = (f.const_i64(d), f.const_i64(src));
+                        let dp = f.gep(ptr(Type::U8), base, &[di]);
+                        let sp = f.gep(ptr(Type::U8), base, &[si]);
+                        let len = f.const_u64(n);
+                        f.memcpy(dp, sp, len, 1);
+                    }
+                    MemStep::Fill(d, b, n) => {
+                        let di = f.const_i64(d);
+                        let dp = f.gep(ptr(Type::U8), base, &[di]);
+                        let (byte, len) = (f.const_u8(b), f.const_u64(n));
+                        f.memset(dp, byte, len, 1);
+                    }
+                    MemStep::RawLoad(i) => {
+                        let address = f.cast(CastOp::Ptrtoint, base, Type::I64);
+                        let offset = f.const_i64(i);
+                        let moved = f.add(Type::I64, address, offset);
+                        let raw = f.cast(CastOp::Inttoptr, moved, ptr(Type::U8));
+                        let _ = f.load(Type::U8, raw, 1);
+                    }
+                    MemStep::StorePointer(at, target) => {
+                        let ai = f.const_i64(at);
+                        let ti = f.const_i64(target);
+                        let slot = f.gep(ptr(Type::U8), base, &[ai]);
+                        let cell = f.cast(CastOp::Bitcast, slot, ptr(ptr(Type::U8)));
+                        let t = f.gep(ptr(Type::U8), base, &[ti]);
+                        f.store(ptr(Type::U8), t, cell, 1);
+                    }
+                    MemStep::LoadPointer(at) => {
+                        let ai = f.const_i64(at);
+                        let slot = f.gep(ptr(Type::U8), base, &[ai]);
+                        let cell = f.cast(CastOp::Bitcast, slot, ptr(ptr(Type::U8)));
+                        let p = f.load(ptr(Type::U8), cell, 1);
+                        let b = f.load(Type::U8, p, 1);
+                        let wide = f.cast(CastOp::Zext, b, Type::U64);
+                        acc = f.add(Type::U64, acc, wide);
+                    }
+                }
+            }
+            Some(acc)
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn memory_programs_end_in_a_value_or_a_trap(steps in prop::collection::vec(step(), 1..24)) {
+            let m = build(&steps);
+            match run(&m, &[]) {
+                Ok(_) | Err(interp::ExecError::Trap(_)) => {}
+                Err(other) => prop_assert!(false, "{other}"),
+            }
+        }
+    }
+}
