@@ -93,6 +93,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod assemble;
 mod build_error;
 mod builder;
 pub mod const_expr;
@@ -113,6 +114,8 @@ mod target;
 pub mod types;
 pub mod verifier;
 
+#[doc(hidden)]
+pub use assemble::{AssembleError, ModuleAssembler};
 pub use build_error::{BuildError, CallError};
 pub use builder::{Callee, CastOp, CheckedOp, FunctionBuilder, ModuleBuilder};
 pub use const_expr::{ConstBinOp, ConstCmpOp, ConstEvalError, ConstExpr, ConstExprKind, ConstRef};

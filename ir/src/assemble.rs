@@ -1,0 +1,358 @@
+//! Building a module with explicit identities, for binary readers.
+//!
+//! The text reader fills the module's tables directly because it lives inside this crate; readers in other crates
+//! (the FR2E mapping) need the same ability — arbitrary, sparse value, block, function and global ids, names and
+//! order exactly as stored — without the builder's automatic numbering. [`ModuleAssembler`] is that small door: it
+//! appends globals, declarations, bodies, blocks and instructions in storage order, refuses ids above a caller-given
+//! limit *before* growing an id-indexed table (so a short input cannot make the tables huge), and refuses a value or
+//! block defined twice. Everything else (types, operands, terminators) is left to [`crate::verify_module`], which the
+//! caller runs on the finished module, exactly as the text reader does.
+//!
+//! Branch targets may refer to blocks that appear later in the input, so an instruction may carry *placeholder*
+//! block numbers; [`ModuleAssembler::resolve_block_operands`] rewrites every block operand of the current function
+//! once all its blocks are known.
+//!
+//! This is a construction API for codecs, not for IR producers (use [`crate::ModuleBuilder`]); it is hidden from the
+//! documentation and may change with the codecs.
+
+use crate::const_expr::ConstExpr;
+use crate::constant::ConstValue;
+use crate::entity::{
+    BlockId, ConstDeclId, ConstId, EntityList, EntityRef, FunctionId, GlobalId, InstId, PackedOption, SigId, StrId,
+    TypeId, ValueId,
+};
+use crate::inst::InstData;
+use crate::module::{
+    encode_const, BlockData, ConstDeclData, DeclData, FunctionData, GlobalData, Linkage, Module, Param, VACANT,
+};
+use crate::target::DataLayout;
+use crate::types::TypeTable;
+
+/// Why the assembler refused a step.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, thiserror::Error)]
+pub enum AssembleError {
+    /// An id above the limit given to [`ModuleAssembler::new`].
+    #[error("{what} id {id} exceeds the limit of {limit}")]
+    IdTooLarge {
+        /// Which kind of id.
+        what: &'static str,
+        /// The id.
+        id: u32,
+        /// The limit.
+        limit: u32,
+    },
+    /// A value id defined a second time.
+    #[error("{0} is defined twice")]
+    DuplicateValue(ValueId),
+    /// A block id defined a second time.
+    #[error("{0} is defined twice")]
+    DuplicateBlock(BlockId),
+    /// An instruction before the first block of a function, or outside any function.
+    #[error("instruction outside a block")]
+    NoBlock,
+    /// A placeholder block operand that [`ModuleAssembler::resolve_block_operands`] could not resolve.
+    #[error("block operand {0} names no block of the function")]
+    UnresolvedBlock(u32),
+}
+
+/// Appends a module's entities in storage order with explicit ids (see the module documentation).
+#[doc(hidden)]
+pub struct ModuleAssembler {
+    m: Module,
+    max_id: u32,
+    /// Storage index of the open function, or [`VACANT`].
+    func: u32,
+    current_block: Option<BlockId>,
+    /// First instruction of the open function.
+    func_first_inst: usize,
+}
+
+impl ModuleAssembler {
+    /// An empty module; every id above `max_id` will be refused.
+    pub fn new(target: &str, data_layout: DataLayout, max_id: u32) -> Self {
+        Self {
+            m: Module::empty(target.to_string(), data_layout),
+            max_id: max_id.min(u32::MAX - 1),
+            func: VACANT,
+            current_block: None,
+            func_first_inst: 0,
+        }
+    }
+
+    fn check_id(&self, what: &'static str, id: u32) -> Result<(), AssembleError> {
+        if id > self.max_id {
+            return Err(AssembleError::IdTooLarge { what, id, limit: self.max_id });
+        }
+        Ok(())
+    }
+
+    /// The type pool, to intern types and signatures.
+    pub fn types_mut(&mut self) -> &mut TypeTable {
+        &mut self.m.types
+    }
+
+    /// The type pool.
+    pub fn types(&self) -> &TypeTable {
+        &self.m.types
+    }
+
+    /// Interns a name, trap reason or link name.
+    pub fn intern(&mut self, text: &str) -> StrId {
+        self.m.strings.intern(text)
+    }
+
+    /// Stores an operand list (phi pairs, arguments, gep indices, switch cases).
+    pub fn make_list(&mut self, items: &[u32]) -> EntityList {
+        self.m.pool.make(items)
+    }
+
+    /// The elements of a stored list.
+    pub fn list(&self, list: EntityList) -> &[u32] {
+        self.m.pool.get(list)
+    }
+
+    /// Adds an entry to the constant table (a switch key).
+    pub fn push_constant(&mut self, value: ConstValue) -> ConstId {
+        let id = ConstId::new(self.m.consts.len());
+        self.m.consts.push(value);
+        id
+    }
+
+    /// The record of `const T value`: inline when the payload fits 64 bits, else in the constant table.
+    pub fn constant(&mut self, value: ConstValue) -> InstData {
+        match encode_const(value) {
+            Some((kind, bits)) => InstData::Const { kind, bits },
+            None => InstData::ConstWide { id: self.push_constant(value) },
+        }
+    }
+
+    /// The record of `const_decl "name" expr => const T value`.
+    pub fn const_decl(&mut self, name: StrId, expr: ConstExpr, value: ConstValue) -> InstData {
+        let decl = ConstDeclId::new(self.m.const_decls.len());
+        self.m.const_decls.push(ConstDeclData { name, expr, value });
+        InstData::ConstDecl { decl }
+    }
+
+    /// Appends a global.
+    pub fn add_global(
+        &mut self,
+        id: GlobalId,
+        name: StrId,
+        ty: TypeId,
+        init: ConstValue,
+        init_expr: ConstExpr,
+        align: u32,
+    ) -> Result<(), AssembleError> {
+        self.check_id("global", id.as_u32())?;
+        self.m.globals.push(GlobalData { id, name, ty, init, init_expr, align });
+        Ok(())
+    }
+
+    /// Appends a function declaration.
+    pub fn add_declaration(
+        &mut self,
+        id: FunctionId,
+        name: StrId,
+        sig: SigId,
+        linkage: Linkage,
+        link_name: Option<StrId>,
+    ) -> Result<(), AssembleError> {
+        self.check_id("function", id.as_u32())?;
+        self.m.declarations.push(DeclData { id, name, sig, linkage, link_name });
+        Ok(())
+    }
+
+    fn define_value(&mut self, value: ValueId, ty: TypeId) -> Result<(), AssembleError> {
+        self.check_id("value", value.as_u32())?;
+        let slots = &mut self.m.value_types;
+        if slots.len() <= value.index() {
+            slots.resize(value.index() + 1, PackedOption::NONE);
+        } else if slots[value.index()].is_some() {
+            return Err(AssembleError::DuplicateValue(value));
+        }
+        slots[value.index()] = PackedOption::some(ty);
+        Ok(())
+    }
+
+    /// Opens the body of function `id` (closing any open one) with its parameters `(value, name, type)`.
+    pub fn begin_function(
+        &mut self,
+        id: FunctionId,
+        name: StrId,
+        ret: TypeId,
+        entry: BlockId,
+        params: &[(ValueId, StrId, TypeId)],
+    ) -> Result<(), AssembleError> {
+        self.end_function();
+        self.check_id("function", id.as_u32())?;
+        self.check_id("block", entry.as_u32())?;
+        let param_start = self.m.params.len() as u32;
+        for &(value, pname, ty) in params {
+            self.define_value(value, ty)?;
+            self.m.params.push(Param { value, name: pname });
+        }
+        self.func = self.m.functions.len() as u32;
+        self.func_first_inst = self.m.insts.len();
+        let order_start = self.m.block_order.len() as u32;
+        self.m.functions.push(FunctionData {
+            id,
+            name,
+            ret,
+            entry,
+            params: (param_start, params.len() as u32),
+            blocks: (order_start, 0),
+        });
+        Ok(())
+    }
+
+    /// Opens block `id` of the open function; the previous block ends here.
+    pub fn begin_block(&mut self, id: BlockId, name: StrId) -> Result<(), AssembleError> {
+        if self.func == VACANT {
+            return Err(AssembleError::NoBlock);
+        }
+        self.check_id("block", id.as_u32())?;
+        let i = id.index();
+        if i >= self.m.blocks.len() {
+            self.m.blocks.resize(i + 1, BlockData { name, func: VACANT, start: 0, end: 0 });
+        }
+        if self.m.blocks[i].func != VACANT {
+            return Err(AssembleError::DuplicateBlock(id));
+        }
+        self.close_block();
+        let start = self.m.insts.len() as u32;
+        self.m.blocks[i] = BlockData { name, func: self.func, start, end: start };
+        self.m.block_order.push(id);
+        self.current_block = Some(id);
+        Ok(())
+    }
+
+    /// Appends an instruction to the open block, defining `result` with its type.
+    pub fn push(&mut self, data: InstData, result: Option<(ValueId, TypeId)>) -> Result<InstId, AssembleError> {
+        if self.current_block.is_none() {
+            return Err(AssembleError::NoBlock);
+        }
+        if let Some((value, ty)) = result {
+            self.define_value(value, ty)?;
+        }
+        let inst = InstId::new(self.m.insts.len());
+        self.m.insts.push(data);
+        self.m.inst_results.push(result.map(|(v, _)| v).into());
+        Ok(inst)
+    }
+
+    /// Rewrites every block operand (branch targets, switch cases, phi predecessors) of the open function's
+    /// instructions through `resolve`, which maps a placeholder number to a block.
+    pub fn resolve_block_operands(
+        &mut self,
+        mut resolve: impl FnMut(u32) -> Option<BlockId>,
+    ) -> Result<(), AssembleError> {
+        let mut map = |b: BlockId| resolve(b.as_u32()).ok_or(AssembleError::UnresolvedBlock(b.as_u32()));
+        let Module { insts, pool, .. } = &mut self.m;
+        for data in &mut insts[self.func_first_inst..] {
+            match data {
+                InstData::Br { dest } => *dest = map(*dest)?,
+                InstData::Cbr { dests, .. } => {
+                    dests[0] = map(dests[0])?;
+                    dests[1] = map(dests[1])?;
+                }
+                InstData::Switch { default, cases, .. } => {
+                    *default = map(*default)?;
+                    for pair in pool.get_mut(*cases).chunks_exact_mut(2) {
+                        pair[1] = map(BlockId::from_u32(pair[1]))?.as_u32();
+                    }
+                }
+                InstData::Phi { inputs } => {
+                    for pair in pool.get_mut(*inputs).chunks_exact_mut(2) {
+                        pair[1] = map(BlockId::from_u32(pair[1]))?.as_u32();
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn close_block(&mut self) {
+        if let Some(b) = self.current_block.take() {
+            self.m.blocks[b.index()].end = self.m.insts.len() as u32;
+        }
+    }
+
+    /// Closes the open function, if any.
+    pub fn end_function(&mut self) {
+        if self.func == VACANT {
+            return;
+        }
+        self.close_block();
+        let f = &mut self.m.functions[self.func as usize];
+        f.blocks.1 = self.m.block_order.len() as u32 - f.blocks.0;
+        self.func = VACANT;
+    }
+
+    /// The finished, unverified module.
+    pub fn finish(mut self) -> Module {
+        self.end_function();
+        let m = &mut self.m;
+        m.insts.shrink_to_fit();
+        m.inst_results.shrink_to_fit();
+        m.value_types.shrink_to_fit();
+        m.blocks.shrink_to_fit();
+        m.block_order.shrink_to_fit();
+        m.pool.shrink_to_fit();
+        m.strings.shrink_to_fit();
+        self.m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::opcode::Opcode;
+
+    #[test]
+    fn sparse_ids_and_forward_branches() {
+        let mut a = ModuleAssembler::new("x86_64-whale-linux", DataLayout::default_64bit_le(), 1000);
+        let sig = a.types_mut().intern_signature(&crate::FunctionSignature::whale(vec![], crate::Type::Void));
+        let name = a.intern("f");
+        a.add_declaration(FunctionId::from_u32(7), name, sig, Linkage::Internal, None).unwrap();
+        a.begin_function(FunctionId::from_u32(7), name, TypeId::VOID, BlockId::from_u32(40), &[]).unwrap();
+        let entry = a.intern("entry");
+        a.begin_block(BlockId::from_u32(40), entry).unwrap();
+        // Placeholder 1 is the second block, not yet opened.
+        a.push(InstData::Br { dest: BlockId::from_u32(1) }, None).unwrap();
+        let exit = a.intern("exit");
+        a.begin_block(BlockId::from_u32(9), exit).unwrap();
+        assert_eq!(a.begin_block(BlockId::from_u32(9), exit), Err(AssembleError::DuplicateBlock(BlockId::from_u32(9))));
+        a.push(InstData::Ret { arg: PackedOption::NONE }, None).unwrap();
+        assert_eq!(a.resolve_block_operands(|_| None), Err(AssembleError::UnresolvedBlock(1)));
+        a.resolve_block_operands(|p| [BlockId::from_u32(40), BlockId::from_u32(9)].get(p as usize).copied()).unwrap();
+        let m = a.finish();
+        crate::verify_module(&m).unwrap();
+        let text = crate::print_module(&m);
+        assert!(text.contains("br label %b9"), "{text}");
+        assert_eq!(crate::print_module(&crate::parse_module(&text).unwrap()), text);
+        assert_eq!(m.inst(InstId::from_u32(1)).opcode(), Opcode::Ret);
+    }
+
+    #[test]
+    fn limits_and_duplicates() {
+        let mut a = ModuleAssembler::new("x86_64-whale-linux", DataLayout::default_64bit_le(), 10);
+        let name = a.intern("g");
+        let err = a.add_global(
+            GlobalId::from_u32(11),
+            name,
+            TypeId::I32,
+            ConstValue::I(0),
+            ConstExpr::literal(crate::Type::I32, ConstValue::I(0)),
+            4,
+        );
+        assert_eq!(err, Err(AssembleError::IdTooLarge { what: "global", id: 11, limit: 10 }));
+        assert_eq!(a.push(InstData::Ret { arg: PackedOption::NONE }, None), Err(AssembleError::NoBlock));
+        let v = ValueId::from_u32(3);
+        let params = [(v, name, TypeId::I32), (v, name, TypeId::I32)];
+        assert_eq!(
+            a.begin_function(FunctionId::from_u32(0), name, TypeId::VOID, BlockId::from_u32(0), &params),
+            Err(AssembleError::DuplicateValue(v))
+        );
+    }
+}
