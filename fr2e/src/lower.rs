@@ -1,0 +1,1202 @@
+//! The writer: an `ir::Module` to its one canonical FR2E image (`fr2e.md` Part C, checklist A14).
+//!
+//! Every instruction is turned into *logical* VOPs ([`Lvop`]: opcode, operator, type ids and abstract operands) by
+//! one emitter, [`Emitter::body`], and three passes consume that same stream, so they cannot disagree about what is
+//! written:
+//!
+//! 1. **plan** (per FN entry in GBLD order): Temporary numbers by first definition, Local numbers of the allocas, the
+//!    blocks in emission order, and the LITD order of structs and tuples (first occurrence, post-order, C1); labels
+//!    and trace-table indices then count through the bodies in the order their VOPs are written;
+//! 2. **strings** (bodies in storage order): the phase-2 strings of A14.5 — non-simple Type IDs and trap reasons —
+//!    after the phase-1 strings that writing the LITD and GBLD entries interned;
+//! 3. **encode**: logical VOPs to format [`Vop`]s, through the format layer's canonical [`VopEncoder`] (MTF lists,
+//!    mask forms), one VOP at a time into the `vops` payload, plus one trace per block and a header per body.
+//!
+//! Entries are written by hand with the format layer's chunk helpers rather than through the [`crate::format::Entry`]
+//! model: a body has one `R` variable per value, and caching each type's encoded `s` attribute keeps that list cheap.
+//! The format layer's reader accepts the result and re-writes it byte for byte (see the tests), which checks that
+//! this writer follows the canonical attribute order and header forms.
+//!
+//! Function bodies are written in their storage order. For builder modules that is the declaration (GBLD) order of
+//! A12's canonical layout; when a module stores bodies in another order, the VOPs and headers follow the storage
+//! order and the reader restores it from the position of each body's VOPs (a decision recorded in `docs/fr2e.md`).
+
+use rustc_hash::FxHashMap;
+
+use ir::entity::EntityRef;
+
+use ir::{
+    BlockId, ConstExpr, ConstExprKind, ConstRef, ConstValue, EntityList, FunctionId, GlobalId, InstData, Linkage,
+    Module, Opcode, SigId, StrId, Type, TypeId, TypeKey, TypeTable, ValueId,
+};
+
+use crate::error::LowerError;
+use crate::format::immediate::Immediate;
+use crate::format::mutf8;
+use crate::format::register::Register;
+use crate::format::strings::{StringTable, StringTableBuilder, StringTag};
+use crate::format::tlv::{write_chunk, write_data_chunk, Tag};
+use crate::format::trace::{write_traces, TraceRecord};
+use crate::format::type_id::{simple_form, VopType};
+use crate::format::vli::{write_svli, write_uvli32, write_uvli64};
+use crate::format::vop::{opcode as op, EncodeError, Vop, VopEncoder};
+use crate::profile::{self, class};
+
+/// Writes `module` as its canonical FR2E image.
+///
+/// The module must be valid Whale IR (it passes [`ir::verify_module`]); invalid modules the mapping cannot express,
+/// and images above the format's 1 GiB chunk limit, make this function panic. [`try_write_module`] returns those
+/// cases as errors instead.
+///
+/// ```
+/// use ir::{ModuleBuilder, DataLayout, Type};
+/// let mut module = ModuleBuilder::new("x86_64-whale-linux", DataLayout::default_64bit_le());
+/// let mut f = module.begin_function("answer", vec![], Type::I32);
+/// let answer = f.const_i32(42);
+/// f.ret(Some(answer));
+/// f.finish();
+/// let module = module.finish();
+/// let image = fr2e::write_module(&module);
+/// assert_eq!(&image[4..8], b"FR2E");
+/// let back = fr2e::read_module(&image).unwrap();
+/// assert_eq!(ir::print_module(&back), ir::print_module(&module));
+/// assert_eq!(fr2e::write_module(&back), image);
+/// ```
+pub fn write_module(module: &Module) -> Vec<u8> {
+    match try_write_module(module) {
+        Ok(bytes) => bytes,
+        Err(e) => panic!("fr2e::write_module: {e}"),
+    }
+}
+
+/// Writes `module` as its canonical FR2E image, or says why it cannot be written.
+pub fn try_write_module(module: &Module) -> Result<Vec<u8>, LowerError> {
+    Lower::new(module).run()
+}
+
+/// Raw register number of a value in [`Lower::registers`]: `ARG | k` for parameter k, `j` for Temporary j.
+const ARG: u32 = 1 << 31;
+const NONE: u32 = u32::MAX;
+
+/// A logical VOP operand.
+#[derive(Clone, Copy, Debug)]
+enum Operand {
+    None,
+    Value(ValueId),
+    /// Local m: the storage of the m-th alloca.
+    Local(u32),
+    /// Global Index of a function's FN entry (direct callee).
+    Function(FunctionId),
+    /// Global Address of a function's FN entry (`function_addr`).
+    FunctionAddress(FunctionId),
+    Constant(ConstValue),
+}
+
+/// A logical immediate.
+#[derive(Clone, Copy, Debug)]
+enum Imm {
+    None,
+    Int(i64),
+    Label(BlockId),
+    Reason(StrId),
+    /// An argument list: the values of a pool list.
+    Args(EntityList),
+    /// The empty switch's jump table: no entries, only the default.
+    EmptyTable(BlockId),
+}
+
+/// A logical VOP: what the encoder writes, with types and operands still in IR terms.
+#[derive(Clone, Copy, Debug)]
+struct Lvop {
+    opn: u32,
+    opr: u32,
+    ty: Option<TypeId>,
+    stype: Option<TypeId>,
+    dst: Operand,
+    srca: Operand,
+    srcb: Operand,
+    srcc: Operand,
+    imm: Imm,
+}
+
+impl Lvop {
+    const fn new(opn: u32) -> Self {
+        Lvop {
+            opn,
+            opr: 0,
+            ty: None,
+            stype: None,
+            dst: Operand::None,
+            srca: Operand::None,
+            srcb: Operand::None,
+            srcc: Operand::None,
+            imm: Imm::None,
+        }
+    }
+}
+
+/// Turns one function body into logical VOPs (C4, C5, C8).
+struct Emitter<'m> {
+    m: &'m Module,
+    func: ir::Function<'m>,
+    /// Allocas emitted so far: the next Local number.
+    allocas: u32,
+}
+
+/// The blocks of `f` in emission order: the entry first, then the others in storage order (C4).
+fn emission_order<'m>(f: &ir::Function<'m>) -> impl Iterator<Item = BlockId> + 'm {
+    let entry = f.entry;
+    std::iter::once(entry).chain(f.blocks.iter().copied().filter(move |&b| b != entry))
+}
+
+impl<'m> Emitter<'m> {
+    fn new(m: &'m Module, func: ir::Function<'m>) -> Self {
+        Emitter { m, func, allocas: 0 }
+    }
+
+    fn invalid(&self, what: &'static str) -> LowerError {
+        LowerError::Invalid { func: self.func.name.to_string(), what }
+    }
+
+    fn ty(&self, value: ValueId) -> Result<TypeId, LowerError> {
+        self.m.value_type(value).ok_or_else(|| LowerError::UndefinedValue { func: self.func.name.to_string(), value })
+    }
+
+    /// Emits the whole body through `sink`.
+    fn body(&mut self, sink: &mut dyn FnMut(&Lvop) -> Result<(), LowerError>) -> Result<(), LowerError> {
+        let m = self.m;
+        let f = self.func;
+        if !f.blocks.contains(&f.entry) {
+            return Err(self.invalid("the entry block is not a block of the function"));
+        }
+        for block in emission_order(&f) {
+            if m.block_function(block) != Some(f.index) {
+                return Err(self.invalid("a block of the function belongs to another function"));
+            }
+            sink(&Lvop { imm: Imm::Label(block), ..Lvop::new(op::LABEL) })?;
+            for inst in m.block_insts(block) {
+                self.inst(m.inst(inst), m.inst_result(inst), sink)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn inst(
+        &mut self,
+        data: &InstData,
+        result: Option<ValueId>,
+        sink: &mut dyn FnMut(&Lvop) -> Result<(), LowerError>,
+    ) -> Result<(), LowerError> {
+        let m = self.m;
+        let dst = result.map_or(Operand::None, Operand::Value);
+        let rty = match result {
+            Some(v) => Some(self.ty(v)?),
+            None => None,
+        };
+        let result_ty = || rty.ok_or_else(|| self.invalid("an instruction lacks its result"));
+        let value = Operand::Value;
+        let vop = match *data {
+            InstData::Nullary { op: Opcode::Undef } => Lvop { ty: Some(result_ty()?), dst, ..Lvop::new(op::X_UNDEF) },
+            InstData::Nullary { .. } => return Err(self.invalid("unknown nullary instruction")),
+            InstData::Const { .. } | InstData::ConstWide { .. } | InstData::ConstDecl { .. } => {
+                let payload = match *data {
+                    InstData::ConstDecl { decl } => m.const_decl(decl).value,
+                    _ => m.const_payload(data).ok_or_else(|| self.invalid("a wide constant is missing"))?,
+                };
+                Lvop { ty: Some(result_ty()?), dst, srca: Operand::Constant(payload), ..Lvop::new(op::MOV) }
+            }
+            InstData::Unary { op: Opcode::Not, arg } => {
+                Lvop { opr: 0x02, ty: Some(result_ty()?), dst, srca: value(arg), ..Lvop::new(op::UNARY) }
+            }
+            InstData::Unary { arg, .. } => Lvop { ty: Some(result_ty()?), dst, srca: value(arg), ..Lvop::new(op::MOV) },
+            InstData::Binary { op: opcode, args } if opcode.is_checked() => Lvop {
+                opr: profile::checked_opr(opcode).ok_or_else(|| self.invalid("unknown checked operation"))?,
+                ty: Some(self.ty(args[0])?),
+                dst,
+                srca: value(args[0]),
+                srcb: value(args[1]),
+                ..Lvop::new(op::X_CHECKED)
+            },
+            InstData::Binary { op: opcode, args } => {
+                let ty = result_ty()?;
+                Lvop {
+                    opr: profile::binary_opr(opcode, class(ty))
+                        .ok_or_else(|| self.invalid("unknown binary operation"))?,
+                    ty: Some(ty),
+                    dst,
+                    srca: value(args[0]),
+                    srcb: value(args[1]),
+                    ..Lvop::new(op::BINARY)
+                }
+            }
+            InstData::Compare { op: opcode, pred, args } => {
+                let ty = self.ty(args[0])?;
+                let bad = || self.invalid("unknown comparison predicate");
+                let (opn, opr) = match opcode {
+                    Opcode::Cmp => {
+                        (op::COMPARE, profile::cmp_opr(ir::CmpOp::from_code(pred).ok_or_else(bad)?, class(ty)))
+                    }
+                    Opcode::Icmp => {
+                        (op::X_ICMP, profile::icmp_opr(ir::ICmpPred::from_code(pred).ok_or_else(bad)?, class(ty)))
+                    }
+                    _ => (op::X_FCMP, profile::fcmp_opr(ir::FCmpPred::from_code(pred).ok_or_else(bad)?)),
+                };
+                Lvop { opr, ty: Some(ty), dst, srca: value(args[0]), srcb: value(args[1]), ..Lvop::new(opn) }
+            }
+            InstData::Select { cond, arms } => Lvop {
+                opr: 0x01,
+                ty: Some(result_ty()?),
+                stype: Some(self.ty(cond)?),
+                dst,
+                srca: value(arms[0]),
+                srcb: value(arms[1]),
+                srcc: value(cond),
+                ..Lvop::new(op::CSELCMP_Z)
+            },
+            InstData::Cast { op: opcode, arg } => Lvop {
+                opr: profile::cast_opr(opcode).ok_or_else(|| self.invalid("unknown cast"))?,
+                ty: Some(result_ty()?),
+                stype: Some(self.ty(arg)?),
+                dst,
+                srca: value(arg),
+                ..Lvop::new(op::CONV)
+            },
+            InstData::Phi { inputs } => {
+                let pairs = m.list(inputs);
+                if pairs.is_empty() {
+                    return Err(self.invalid("a phi has no incoming values"));
+                }
+                let ty = result_ty()?;
+                for pair in pairs.chunks_exact(2) {
+                    sink(&Lvop {
+                        ty: Some(ty),
+                        dst,
+                        srca: value(ValueId::from_u32(pair[0])),
+                        imm: Imm::Label(BlockId::from_u32(pair[1])),
+                        ..Lvop::new(op::X_PHI)
+                    })?;
+                }
+                return Ok(());
+            }
+            InstData::Extract { agg, index } => Lvop {
+                ty: Some(result_ty()?),
+                dst,
+                srca: value(agg),
+                imm: Imm::Int(index.into()),
+                ..Lvop::new(op::X_EXTRACT)
+            },
+            InstData::Memory { op: Opcode::Alloca, align, ty, .. } => {
+                let local = self.allocas;
+                self.allocas += 1;
+                Lvop { opr: align, ty: Some(ty), dst, srca: Operand::Local(local), ..Lvop::new(op::LDAVAR) }
+            }
+            InstData::Memory { op: opcode, align, ty, ptr } => {
+                let ptr = ptr.expand().ok_or_else(|| self.invalid("a memory access lacks its pointer"))?;
+                match opcode {
+                    Opcode::Load => Lvop {
+                        opr: align,
+                        ty: Some(ty),
+                        dst,
+                        srca: value(ptr),
+                        imm: Imm::Int(0),
+                        ..Lvop::new(op::LDIXIMM)
+                    },
+                    _ => Lvop { opr: align, ty: Some(ty), srca: value(ptr), ..Lvop::new(op::X_UNINIT) },
+                }
+            }
+            InstData::Store { align, value: stored, ptr } => Lvop {
+                opr: align,
+                ty: Some(self.ty(stored)?),
+                dst: value(ptr),
+                srca: value(stored),
+                imm: Imm::Int(0),
+                ..Lvop::new(op::STIXIMM)
+            },
+            InstData::Bulk { op: opcode, align, args } => {
+                let &[a, b, c] = m.list(args) else {
+                    return Err(self.invalid("memcpy and memset take three operands"));
+                };
+                let opn = if opcode == Opcode::Memcpy { op::X_MEMCPY } else { op::X_MEMSET };
+                let v = |x: u32| value(ValueId::from_u32(x));
+                Lvop { opr: align, srca: v(a), srcb: v(b), srcc: v(c), ..Lvop::new(opn) }
+            }
+            InstData::Gep { base, indices } => {
+                Lvop { ty: Some(result_ty()?), dst, srca: value(base), imm: Imm::Args(indices), ..Lvop::new(op::X_GEP) }
+            }
+            InstData::FuncRef { func, .. } => {
+                let srca = match func.expand() {
+                    Some(f) => Operand::FunctionAddress(f),
+                    None => Operand::Constant(ConstValue::I(0)),
+                };
+                Lvop { ty: Some(result_ty()?), dst, srca, ..Lvop::new(op::MOV) }
+            }
+            InstData::Call { callee, args } => Lvop {
+                ty: Some(rty.unwrap_or(TypeId::VOID)),
+                dst,
+                srca: Operand::Function(callee),
+                imm: Imm::Args(args),
+                ..Lvop::new(op::CALL)
+            },
+            InstData::CallIndirect { callee, args } => Lvop {
+                ty: Some(rty.unwrap_or(TypeId::VOID)),
+                dst,
+                srca: value(callee),
+                imm: Imm::Args(args),
+                ..Lvop::new(op::CALL)
+            },
+            InstData::TrapIf { cond, reason } => Lvop {
+                ty: Some(self.ty(cond)?),
+                srca: value(cond),
+                imm: Imm::Reason(reason),
+                ..Lvop::new(op::X_TRAPIF)
+            },
+            InstData::Trap { reason } => Lvop { imm: Imm::Reason(reason), ..Lvop::new(op::X_TRAP) },
+            InstData::Br { dest } => Lvop { imm: Imm::Label(dest), ..Lvop::new(op::JMP) },
+            InstData::Cbr { cond, dests } => {
+                sink(&Lvop {
+                    opr: 0x01,
+                    ty: Some(self.ty(cond)?),
+                    srca: value(cond),
+                    imm: Imm::Label(dests[0]),
+                    ..Lvop::new(op::JCMP_ZERO)
+                })?;
+                Lvop { imm: Imm::Label(dests[1]), ..Lvop::new(op::JMP) }
+            }
+            InstData::Switch { arg, default, cases } => {
+                let ty = self.ty(arg)?;
+                let cases = m.list(cases);
+                if cases.is_empty() {
+                    Lvop { ty: Some(ty), srca: value(arg), imm: Imm::EmptyTable(default), ..Lvop::new(op::JMPTAB) }
+                } else {
+                    for pair in cases.chunks_exact(2) {
+                        let key = m.constant(ir::ConstId::from_u32(pair[0]));
+                        sink(&Lvop {
+                            ty: Some(ty),
+                            srca: value(arg),
+                            srcb: Operand::Constant(key),
+                            imm: Imm::Label(BlockId::from_u32(pair[1])),
+                            ..Lvop::new(op::JCMP)
+                        })?;
+                    }
+                    Lvop { imm: Imm::Label(default), ..Lvop::new(op::JMP) }
+                }
+            }
+            InstData::Ret { arg } => match arg.expand() {
+                Some(v) => Lvop { ty: Some(self.func.ret), srca: value(v), ..Lvop::new(op::RET) },
+                None => Lvop::new(op::RETV),
+            },
+        };
+        sink(&vop)
+    }
+}
+
+/// What the plan pass learns about one body.
+struct Body {
+    /// GBLD index of its FN entry.
+    gbld: u32,
+    /// Blocks in emission order.
+    blocks: Vec<BlockId>,
+    /// Temporary j is `temps[j]`.
+    temps: Vec<ValueId>,
+    /// Local m is the storage of an alloca of `allocas[m]`.
+    allocas: Vec<TypeId>,
+    /// Trace-table index of the body's header.
+    header: u32,
+}
+
+struct Lower<'m> {
+    m: &'m Module,
+    types: &'m TypeTable,
+    strings: StringTableBuilder,
+    /// LITD index of each struct and tuple type (by TypeId), 0 for none.
+    litd: Vec<u32>,
+    litd_order: Vec<TypeId>,
+    visited: Vec<bool>,
+    /// Signature text by TypeId, computed on first use.
+    signatures: Vec<Option<Box<str>>>,
+    /// The encoded `s` attribute chunk by TypeId, computed on first use (phase 1 of A14.5).
+    s_attributes: Vec<Option<Box<[u8]>>>,
+    /// The VOP Type ID by TypeId, computed on first use (phase 2).
+    vop_types: Vec<Option<VopType>>,
+    /// Register of each value (see [`ARG`]); values are numbered module-wide, so one table serves every body.
+    registers: Vec<u32>,
+    /// Label of each block.
+    labels: Vec<u32>,
+    next_label: u32,
+    function_gbld: FxHashMap<FunctionId, u32>,
+    global_gbld: FxHashMap<GlobalId, u32>,
+    /// The first body of each function id.
+    body_of: FxHashMap<FunctionId, usize>,
+    /// Plans by body storage index.
+    bodies: Vec<Option<Body>>,
+    reasons: FxHashMap<StrId, u32>,
+    scratch: Vec<u8>,
+}
+
+fn lower_err(e: EncodeError) -> LowerError {
+    match e {
+        EncodeError::Write(e) => LowerError::Format(e),
+        EncodeError::Vop(what) => LowerError::Invalid { func: String::new(), what },
+    }
+}
+
+/// Appends a string tag (A5.5).
+fn push_tag(out: &mut Vec<u8>, tag: &StringTag) {
+    match tag {
+        StringTag::Index(i) => write_svli(out, i64::from(*i)),
+        StringTag::Inline(text) => {
+            write_svli(out, -1);
+            mutf8::encode(text, out);
+            out.push(0);
+        }
+    }
+}
+
+impl<'m> Lower<'m> {
+    fn new(m: &'m Module) -> Self {
+        let types = m.types();
+        Lower {
+            m,
+            types,
+            strings: StringTableBuilder::new(),
+            litd: vec![0; types.len()],
+            litd_order: Vec::new(),
+            visited: vec![false; types.len()],
+            signatures: vec![None; types.len()],
+            s_attributes: vec![None; types.len()],
+            vop_types: vec![None; types.len()],
+            registers: vec![NONE; m.value_id_bound()],
+            labels: vec![NONE; m.block_id_bound()],
+            next_label: 1,
+            function_gbld: FxHashMap::default(),
+            global_gbld: FxHashMap::default(),
+            body_of: FxHashMap::default(),
+            bodies: Vec::new(),
+            reasons: FxHashMap::default(),
+            scratch: Vec::new(),
+        }
+    }
+
+    fn module_error(what: &'static str) -> LowerError {
+        LowerError::Invalid { func: String::new(), what }
+    }
+
+    fn run(mut self) -> Result<Vec<u8>, LowerError> {
+        let m = self.m;
+        let global_count = m.globals().len() as u32;
+        for (i, g) in m.globals().enumerate() {
+            self.global_gbld.entry(g.id).or_insert(i as u32 + 1);
+        }
+        for (i, d) in m.declarations().enumerate() {
+            self.function_gbld.entry(d.id).or_insert(global_count + i as u32 + 1);
+        }
+        self.bodies = (0..m.function_count()).map(|_| None).collect();
+        for f in m.functions() {
+            if self.body_of.insert(f.id, f.index).is_some() {
+                return Err(Self::module_error("two bodies define one function"));
+            }
+            if !self.function_gbld.contains_key(&f.id) {
+                return Err(LowerError::Invalid { func: f.name.to_string(), what: "the body has no declaration" });
+            }
+        }
+
+        // Pass 1: plan, in GBLD order (C1's LITD order; labels and traces follow body storage order below).
+        for g in m.globals() {
+            self.visit_type(g.ty);
+        }
+        let mut planned = 0;
+        for (i, d) in m.declarations().enumerate() {
+            let sig = self.types.sig(d.sig);
+            for &p in sig.params.iter() {
+                self.visit_type(p);
+            }
+            self.visit_type(sig.ret);
+            match self.body_of.get(&d.id) {
+                Some(&body) if self.bodies[body].is_none() => {
+                    self.plan(body, global_count + i as u32 + 1)?;
+                    planned += 1;
+                }
+                _ => {}
+            }
+        }
+        debug_assert_eq!(planned, m.function_count());
+        // Labels and trace-table indices follow the body storage order, the order the VOPs are written in.
+        let mut next_record = 0u32;
+        for body in self.bodies.iter_mut().flatten() {
+            for &b in &body.blocks {
+                self.labels[b.index()] = self.next_label;
+                self.next_label += 1;
+            }
+            next_record += body.blocks.len() as u32;
+            body.header = next_record;
+            next_record += 1;
+        }
+
+        // Phase 1 strings: the entries, in order.
+        let mut litd = Vec::new();
+        for k in 0..self.litd_order.len() {
+            self.write_struct_entry(&mut litd, k)?;
+        }
+        let mut gbld = Vec::new();
+        for (i, g) in m.globals().enumerate() {
+            self.write_global_entry(&mut gbld, i, g)?;
+        }
+        for (i, d) in m.declarations().enumerate() {
+            self.write_function_entry(&mut gbld, i, d)?;
+        }
+
+        // Phase 2: the VOP stream's strings, in stream order.
+        for index in 0..self.bodies.len() {
+            let mut emitter = Emitter::new(m, m.function_at(index));
+            emitter.body(&mut |vop| {
+                for ty in [vop.ty, vop.stype].into_iter().flatten() {
+                    self.vop_type(ty)?;
+                }
+                if let Imm::Reason(reason) = vop.imm {
+                    if !self.reasons.contains_key(&reason) {
+                        let index = self.strings.intern(m.str(reason));
+                        self.reasons.insert(reason, index);
+                    }
+                }
+                Ok(())
+            })?;
+        }
+
+        // Phase 3: root extensions.
+        let target = (!m.target().is_empty()).then(|| self.strings.tag(m.target()));
+        let strings = std::mem::take(&mut self.strings).finish();
+
+        let (vops, traces) = self.encode(&strings)?;
+        let vtrs = write_traces(&traces)?;
+
+        let mut out = Vec::with_capacity(vops.len() + vtrs.len() + strings.data().len() + litd.len() + gbld.len() + 64);
+        write_chunk(&mut out, Tag::FR2E, |out| {
+            if !strings.data().is_empty() {
+                write_data_chunk(out, Tag::STRS, strings.data())?;
+            }
+            let stri = strings.stri_payload();
+            for (tag, payload) in [(Tag::STRI, &stri), (Tag::VOPS, &vops), (Tag::VTRS, &vtrs)] {
+                if !payload.is_empty() {
+                    write_data_chunk(out, tag, payload)?;
+                }
+            }
+            for (tag, entries) in [(Tag::LITD, &litd), (Tag::GBLD, &gbld)] {
+                if !entries.is_empty() {
+                    write_chunk(out, tag, |out| {
+                        out.extend_from_slice(entries);
+                        Ok(())
+                    })?;
+                }
+            }
+            if let Some(target) = &target {
+                let mut payload = Vec::new();
+                push_tag(&mut payload, target);
+                write_data_chunk(out, profile::TAG_TARGET, &payload)?;
+            }
+            let layout = m.data_layout();
+            if layout != ir::DataLayout::default_64bit_le() {
+                let mut payload = Vec::new();
+                write_uvli32(&mut payload, layout.pointer_bits);
+                write_uvli32(&mut payload, u32::from(layout.endian == ir::Endian::Big));
+                write_data_chunk(out, profile::TAG_DATALAYOUT, &payload)?;
+            }
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    // ---- plan ------------------------------------------------------------------------------------------------
+
+    /// Numbers body `index`'s values, allocas and blocks, and visits its types for the LITD order.
+    fn plan(&mut self, index: usize, gbld: u32) -> Result<(), LowerError> {
+        let m = self.m;
+        let f = m.function_at(index);
+        for (k, p) in f.params.iter().enumerate() {
+            if let Some(slot) = self.registers.get_mut(p.value.index()) {
+                *slot = ARG | k as u32;
+            }
+        }
+        let mut body = Body { gbld, blocks: Vec::new(), temps: Vec::new(), allocas: Vec::new(), header: 0 };
+        let mut emitter = Emitter::new(m, f);
+        emitter.body(&mut |vop| {
+            if let Imm::Label(b) = vop.imm {
+                if vop.opn == op::LABEL {
+                    body.blocks.push(b);
+                }
+            }
+            if let Operand::Value(v) = vop.dst {
+                // The stored-to pointer of STIXIMM is a use (A8.5).
+                if vop.opn != op::STIXIMM {
+                    if let Some(slot) = self.registers.get_mut(v.index()) {
+                        if *slot == NONE {
+                            *slot = body.temps.len() as u32;
+                            body.temps.push(v);
+                        }
+                    }
+                }
+                if let Some(t) = m.value_type(v) {
+                    self.visit_type(t);
+                }
+            }
+            if let Operand::Local(_) = vop.srca {
+                body.allocas.push(vop.ty.unwrap_or(TypeId::VOID));
+            }
+            for ty in [vop.ty, vop.stype].into_iter().flatten() {
+                self.visit_type(ty);
+            }
+            Ok(())
+        })?;
+        if body.blocks.is_empty() {
+            return Err(LowerError::Invalid { func: f.name.to_string(), what: "the function has no blocks" });
+        }
+        self.bodies[index] = Some(body);
+        Ok(())
+    }
+
+    /// Post-order visit for the LITD order: members before the aggregate, each struct or tuple once (C1).
+    fn visit_type(&mut self, ty: TypeId) {
+        if ty.is_scalar() || self.visited.get(ty.index()).copied().unwrap_or(true) {
+            return;
+        }
+        self.visited[ty.index()] = true;
+        match self.types.key(ty) {
+            TypeKey::Ptr(t) | TypeKey::Array(t, _) => self.visit_type(*t),
+            TypeKey::FnPtr(s) => {
+                let sig = self.types.sig(*s);
+                for &p in sig.params.iter() {
+                    self.visit_type(p);
+                }
+                self.visit_type(sig.ret);
+            }
+            TypeKey::Struct(fields) | TypeKey::Tuple(fields) => {
+                for &t in fields.iter() {
+                    self.visit_type(t);
+                }
+                self.litd_order.push(ty);
+                self.litd[ty.index()] = self.litd_order.len() as u32;
+            }
+            _ => {}
+        }
+    }
+
+    // ---- signatures --------------------------------------------------------------------------------------------
+
+    /// The signature text of `ty` (C1).
+    fn signature(&mut self, ty: TypeId) -> Result<&str, LowerError> {
+        if self.signatures.get(ty.index()).is_none() {
+            return Err(Self::module_error("a type is not in the module's type table"));
+        }
+        if self.signatures[ty.index()].is_none() {
+            let mut text = String::new();
+            self.push_signature(&mut text, ty)?;
+            self.signatures[ty.index()] = Some(text.into_boxed_str());
+        }
+        Ok(self.signatures[ty.index()].as_deref().unwrap_or_default())
+    }
+
+    fn push_signature(&self, out: &mut String, ty: TypeId) -> Result<(), LowerError> {
+        if let Some(sig) = profile::scalar_signature(ty) {
+            out.push_str(sig);
+            return Ok(());
+        }
+        match self.types.key(ty) {
+            TypeKey::Ptr(t) => {
+                out.push('P');
+                self.push_signature(out, *t)
+            }
+            TypeKey::FnPtr(s) => {
+                out.push('P');
+                self.push_function_signature(out, *s)
+            }
+            TypeKey::Array(t, n) => {
+                out.push('A');
+                out.push_str(itoa::Buffer::new().format(*n));
+                out.push(';');
+                self.push_signature(out, *t)
+            }
+            TypeKey::Struct(_) | TypeKey::Tuple(_) => match self.litd.get(ty.index()) {
+                Some(&k) if k != 0 => {
+                    out.push_str("X$");
+                    out.push_str(itoa::Buffer::new().format(k));
+                    out.push(';');
+                    Ok(())
+                }
+                _ => Err(Self::module_error("a struct type has no LITD entry")),
+            },
+            _ => Err(Self::module_error("unknown type")),
+        }
+    }
+
+    /// `[Ucc.NAME;](params)ret` (A7.1, B41).
+    fn push_function_signature(&self, out: &mut String, sig: SigId) -> Result<(), LowerError> {
+        let key = self.types.sig(sig);
+        if key.variadic {
+            return Err(Self::module_error("variadic signatures are not in the Whale profile"));
+        }
+        if key.convention == ir::CallingConvention::SysV64 {
+            out.push_str("Ucc.sysv64;");
+        }
+        out.push('(');
+        for &p in key.params.iter() {
+            self.push_signature(out, p)?;
+        }
+        out.push(')');
+        self.push_signature(out, key.ret)
+    }
+
+    /// The signature of a constant expression's type: it is a type of the module's table.
+    fn expr_type(&self, ty: &Type) -> Result<TypeId, LowerError> {
+        type_id_of(self.types, ty)
+            .ok_or_else(|| Self::module_error("a constant expression has a type the module lacks"))
+    }
+
+    /// The Type ID of `ty` in VOPs: the simple form when there is one, else the string index (A9).
+    fn vop_type(&mut self, ty: TypeId) -> Result<VopType, LowerError> {
+        if let Some(Some(t)) = self.vop_types.get(ty.index()) {
+            return Ok(*t);
+        }
+        let text = self.signature(ty)?;
+        let vop_type = match simple_form(text.as_bytes()) {
+            Some((level, base)) => VopType::Simple { level, base },
+            None => {
+                let text = text.to_string();
+                VopType::Signature(self.strings.intern(&text))
+            }
+        };
+        self.vop_types[ty.index()] = Some(vop_type);
+        Ok(vop_type)
+    }
+
+    // ---- entries -------------------------------------------------------------------------------------------------
+
+    /// Appends a string-tag attribute chunk.
+    fn string_attribute(&mut self, out: &mut Vec<u8>, tag: Tag, text: &str) -> Result<(), LowerError> {
+        let value = self.strings.tag(text);
+        self.scratch.clear();
+        push_tag(&mut self.scratch, &value);
+        write_data_chunk(out, tag, &self.scratch)?;
+        Ok(())
+    }
+
+    /// Appends the `s` attribute of type `ty` (cached: one per type).
+    fn type_attribute(&mut self, out: &mut Vec<u8>, ty: TypeId) -> Result<(), LowerError> {
+        if let Some(Some(bytes)) = self.s_attributes.get(ty.index()) {
+            out.extend_from_slice(bytes);
+            return Ok(());
+        }
+        let text = self.signature(ty)?.to_string();
+        let mut bytes = Vec::new();
+        self.string_attribute(&mut bytes, Tag::SIGNATURE, &text)?;
+        out.extend_from_slice(&bytes);
+        self.s_attributes[ty.index()] = Some(bytes.into_boxed_slice());
+        Ok(())
+    }
+
+    fn uvli32_attribute(out: &mut Vec<u8>, tag: Tag, value: u32) -> Result<(), LowerError> {
+        let mut payload = Vec::with_capacity(5);
+        write_uvli32(&mut payload, value);
+        write_data_chunk(out, tag, &payload)?;
+        Ok(())
+    }
+
+    /// LITD entry k (0-based): `ST` with `n` = `$k`, `f` = `Utuple;` for tuples, `F` = the members (C1).
+    fn write_struct_entry(&mut self, out: &mut Vec<u8>, k: usize) -> Result<(), LowerError> {
+        let ty = self.litd_order[k];
+        let (fields, tuple) = match self.types.key(ty) {
+            TypeKey::Struct(f) => (f.clone(), false),
+            TypeKey::Tuple(f) => (f.clone(), true),
+            _ => return Err(Self::module_error("a LITD entry is not a struct")),
+        };
+        let mut entry = Vec::new();
+        self.string_attribute(&mut entry, Tag::NAME, &format!("${}", k + 1))?;
+        if tuple {
+            self.string_attribute(&mut entry, Tag::FLAGS, profile::TUPLE_FLAG)?;
+        }
+        if !fields.is_empty() {
+            let mut list = Vec::new();
+            for &field in fields.iter() {
+                let mut variable = Vec::new();
+                self.type_attribute(&mut variable, field)?;
+                write_data_chunk(&mut list, Tag::VARIABLE, &variable)?;
+            }
+            write_data_chunk(&mut entry, Tag::FIELDS, &list)?;
+        }
+        write_data_chunk(out, Tag::ST, &entry)?;
+        Ok(())
+    }
+
+    /// GBLD `GV` for global `i` (C2): `n`, `s`, `v`, then 0x13, 0x16, 0x17.
+    fn write_global_entry(&mut self, out: &mut Vec<u8>, i: usize, g: ir::Global<'_>) -> Result<(), LowerError> {
+        let mut entry = Vec::new();
+        self.string_attribute(&mut entry, Tag::NAME, g.name)?;
+        self.type_attribute(&mut entry, g.ty)?;
+        let mut payload = Vec::new();
+        let strings = StringTable::default();
+        profile::const_register(g.init).write(&mut payload, &strings)?;
+        write_data_chunk(&mut entry, Tag::VALUE, &payload)?;
+        if g.align != 0 {
+            payload.clear();
+            write_uvli64(&mut payload, g.align.into());
+            write_data_chunk(&mut entry, profile::TAG_ALIGN, &payload)?;
+        }
+        if g.id.as_u32() as usize != i {
+            Self::uvli32_attribute(&mut entry, profile::TAG_WHALE_ID, g.id.as_u32())?;
+        }
+        let literal = matches!(&g.init_expr.kind, ConstExprKind::Literal(v) if *v == g.init)
+            && type_id_of(self.types, &g.init_expr.ty) == Some(g.ty);
+        if !literal {
+            payload.clear();
+            self.write_expr(&mut payload, g.init_expr, None)?;
+            write_data_chunk(&mut entry, profile::TAG_INIT_EXPR, &payload)?;
+        }
+        write_data_chunk(out, Tag::GV, &entry)?;
+        Ok(())
+    }
+
+    /// GBLD `FN` for declaration `i` (C2): `n q s f A [L R t]`, then 0x11, 0x16, 0x18.
+    fn write_function_entry(&mut self, out: &mut Vec<u8>, i: usize, d: ir::Declaration<'_>) -> Result<(), LowerError> {
+        let m = self.m;
+        // Only the first declaration of an id carries the body (a second one is invalid IR).
+        let gbld_index = m.globals().len() as u32 + i as u32 + 1;
+        let first_of_id = self.function_gbld.get(&d.id) == Some(&gbld_index);
+        let body_index = self.body_of.get(&d.id).copied().filter(|_| first_of_id);
+        let mut entry = Vec::new();
+        self.string_attribute(&mut entry, Tag::NAME, d.name)?;
+        if let Some(link) = d.link_name {
+            self.string_attribute(&mut entry, Tag::QNAME, link)?;
+        }
+        let mut text = String::new();
+        self.push_function_signature(&mut text, d.sig)?;
+        self.string_attribute(&mut entry, Tag::SIGNATURE, &text)?;
+        let flags = match (body_index.is_none(), d.linkage == Linkage::Internal) {
+            (true, true) => "es",
+            (true, false) => "e",
+            (false, true) => "s",
+            (false, false) => "",
+        };
+        if !flags.is_empty() {
+            self.string_attribute(&mut entry, Tag::FLAGS, flags)?;
+        }
+        let params: Vec<TypeId> = self.types.sig(d.sig).params.to_vec();
+        let Some(index) = body_index else {
+            if !params.is_empty() {
+                let mut list = Vec::new();
+                for &p in &params {
+                    let mut variable = Vec::new();
+                    self.type_attribute(&mut variable, p)?;
+                    write_data_chunk(&mut list, Tag::VARIABLE, &variable)?;
+                }
+                write_data_chunk(&mut entry, Tag::ARGS, &list)?;
+            }
+            if d.id.as_u32() as usize != i {
+                Self::uvli32_attribute(&mut entry, profile::TAG_WHALE_ID, d.id.as_u32())?;
+            }
+            write_data_chunk(out, Tag::FN, &entry)?;
+            return Ok(());
+        };
+        let f = m.function_at(index);
+        let body = self.bodies[index].take().ok_or_else(|| Self::module_error("a body was not planned"))?;
+        // A: parameters with names and ValueIds (C3).
+        if !f.params.is_empty() {
+            let mut list = Vec::new();
+            for (k, p) in f.params.iter().enumerate() {
+                let mut variable = Vec::new();
+                let name = m.str(p.name);
+                if !name.is_empty() {
+                    self.string_attribute(&mut variable, Tag::NAME, name)?;
+                }
+                let ty = m
+                    .value_type(p.value)
+                    .ok_or_else(|| LowerError::UndefinedValue { func: f.name.to_string(), value: p.value })?;
+                self.type_attribute(&mut variable, ty)?;
+                if p.value.as_u32() as usize != k {
+                    Self::uvli32_attribute(&mut variable, profile::TAG_VALUE_ID, p.value.as_u32())?;
+                }
+                write_data_chunk(&mut list, Tag::VARIABLE, &variable)?;
+            }
+            write_data_chunk(&mut entry, Tag::ARGS, &list)?;
+        }
+        // L: the allocas' types.
+        if !body.allocas.is_empty() {
+            let mut list = Vec::new();
+            for &ty in &body.allocas {
+                let mut variable = Vec::new();
+                self.type_attribute(&mut variable, ty)?;
+                write_data_chunk(&mut list, Tag::VARIABLE, &variable)?;
+            }
+            write_data_chunk(&mut entry, Tag::LOCALS, &list)?;
+        }
+        // R: every other value, with its ValueId when it is not params + j.
+        if !body.temps.is_empty() {
+            let mut list = Vec::with_capacity(body.temps.len() * 7);
+            let base = f.params.len();
+            let mut variable = Vec::new();
+            for (j, &v) in body.temps.iter().enumerate() {
+                variable.clear();
+                let ty =
+                    m.value_type(v).ok_or_else(|| LowerError::UndefinedValue { func: f.name.to_string(), value: v })?;
+                self.type_attribute(&mut variable, ty)?;
+                if v.as_u32() as usize != base + j {
+                    Self::uvli32_attribute(&mut variable, profile::TAG_VALUE_ID, v.as_u32())?;
+                }
+                write_data_chunk(&mut list, Tag::VARIABLE, &variable)?;
+            }
+            write_data_chunk(&mut entry, Tag::TEMPORARIES, &list)?;
+        }
+        Self::uvli32_attribute(&mut entry, Tag::TRACE, body.header)?;
+        // 0x11: block ids and names, unless every id is its emission index and every name empty (C4).
+        let default_blocks =
+            body.blocks.iter().enumerate().all(|(k, &b)| b.as_u32() as usize == k && m.block_name(b).is_empty());
+        if !default_blocks {
+            let mut payload = Vec::new();
+            for &b in &body.blocks {
+                write_uvli32(&mut payload, b.as_u32());
+                let tag = self.strings.tag(m.block_name(b));
+                push_tag(&mut payload, &tag);
+            }
+            write_data_chunk(&mut entry, profile::TAG_BLOCK_TABLE, &payload)?;
+        }
+        if d.id.as_u32() as usize != i {
+            Self::uvli32_attribute(&mut entry, profile::TAG_WHALE_ID, d.id.as_u32())?;
+        }
+        // 0x18: const_decl records in Temporary order, which is emission order.
+        let mut records = Vec::new();
+        for &b in &body.blocks {
+            for inst in m.block_insts(b) {
+                if let (InstData::ConstDecl { decl }, Some(v)) = (*m.inst(inst), m.inst_result(inst)) {
+                    let decl = m.const_decl(decl);
+                    write_uvli32(&mut records, self.registers.get(v.index()).copied().unwrap_or(NONE));
+                    let tag = self.strings.tag(decl.name);
+                    push_tag(&mut records, &tag);
+                    self.write_expr(&mut records, decl.expr, Some(f.index))?;
+                }
+            }
+        }
+        if !records.is_empty() {
+            write_data_chunk(&mut entry, profile::TAG_CONST_DECLS, &records)?;
+        }
+        write_data_chunk(out, Tag::FN, &entry)?;
+        self.bodies[index] = Some(body);
+        Ok(())
+    }
+
+    /// A constant-expression tree in prefix order (C7.3); `func` is the enclosing body for local references.
+    /// Trees are walked recursively: the readers bound their depth, and the builder's trees are the caller's own.
+    fn write_expr(&mut self, out: &mut Vec<u8>, expr: &ConstExpr, func: Option<usize>) -> Result<(), LowerError> {
+        let ty = self.expr_type(&expr.ty)?;
+        let kind = match &expr.kind {
+            ConstExprKind::Literal(_) => profile::expr_kind::LITERAL,
+            ConstExprKind::Reference(_) => profile::expr_kind::REFERENCE,
+            ConstExprKind::Binary { .. } => profile::expr_kind::BINARY,
+            ConstExprKind::Compare { .. } => profile::expr_kind::COMPARE,
+        };
+        write_uvli32(out, kind);
+        let text = self.signature(ty)?.to_string();
+        let tag = self.strings.tag(&text);
+        push_tag(out, &tag);
+        let none = StringTable::default();
+        match &expr.kind {
+            ConstExprKind::Literal(v) => profile::const_register(*v).write(out, &none)?,
+            ConstExprKind::Reference(ConstRef::Global(g)) => {
+                let index = self
+                    .global_gbld
+                    .get(g)
+                    .ok_or_else(|| Self::module_error("a constant expression names an unknown global"))?;
+                Register::Global((*index).into()).write(out, &none)?;
+            }
+            ConstExprKind::Reference(ConstRef::Local(v)) => {
+                let raw = self.registers.get(v.index()).copied().unwrap_or(NONE);
+                let owner = func.and_then(|f| self.bodies.get(f));
+                if func.is_none() || raw == NONE || owner.is_none() {
+                    return Err(Self::module_error("a constant expression names a value outside its function"));
+                }
+                self.local_register(raw).write(out, &none)?;
+            }
+            ConstExprKind::Binary { op, lhs, rhs } => {
+                write_uvli32(out, profile::const_bin_code(*op));
+                self.write_expr(out, lhs, func)?;
+                self.write_expr(out, rhs, func)?;
+            }
+            ConstExprKind::Compare { op, lhs, rhs } => {
+                write_uvli32(out, profile::const_cmp_code(*op));
+                self.write_expr(out, lhs, func)?;
+                self.write_expr(out, rhs, func)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn local_register(&self, raw: u32) -> Register {
+        if raw & ARG != 0 {
+            Register::Arg { base: raw & !ARG, seq: 0 }
+        } else {
+            Register::Temporary { base: raw, seq: 0 }
+        }
+    }
+
+    // ---- encode --------------------------------------------------------------------------------------------------
+
+    /// Pass 3: the `vops` payload and the `vtrs` records, bodies in storage order.
+    fn encode(&self, strings: &StringTable) -> Result<(Vec<u8>, Vec<TraceRecord>), LowerError> {
+        let m = self.m;
+        let mut encoder = VopEncoder::new(strings, Vec::with_capacity(m.inst_count() * 4 + 64));
+        let mut traces = Vec::new();
+        let mut count: u64 = 0;
+        let mut args: Vec<Register> = Vec::new();
+        let mut table: Vec<u32> = Vec::new();
+        for index in 0..self.bodies.len() {
+            let Some(body) = &self.bodies[index] else { continue };
+            let (gbld, first_trace, func_name) = (body.gbld, traces.len() as u64, m.function_at(index).name);
+            let start = count;
+            let mut block_starts: Vec<u64> = Vec::with_capacity(body.blocks.len());
+            let mut emitter = Emitter::new(m, m.function_at(index));
+            emitter.body(&mut |lvop| {
+                if lvop.opn == op::LABEL {
+                    block_starts.push(count);
+                }
+                args.clear();
+                table.clear();
+                let vop = self.vop(lvop, func_name, &mut args, &mut table)?;
+                encoder.encode(&vop, &args, &table).map_err(lower_err)?;
+                count += 1;
+                Ok(())
+            })?;
+            for (k, &block_start) in block_starts.iter().enumerate() {
+                let end = block_starts.get(k + 1).copied().unwrap_or(count);
+                let b_ops = if k == 0 { -(start as i64) } else { (block_start - start) as i64 };
+                traces.push(TraceRecord::Trace { b_ops, n_ops: end - block_start, flags: 0 });
+            }
+            debug_assert_eq!(traces.len() as u64, u64::from(body.header));
+            traces.push(TraceRecord::Header {
+                b_vtr: first_trace,
+                n_vtr: block_starts.len() as u64,
+                gblid: gbld.into(),
+            });
+        }
+        Ok((encoder.finish(), traces))
+    }
+
+    fn register(&self, operand: Operand, func: &str) -> Result<Option<Register>, LowerError> {
+        Ok(Some(match operand {
+            Operand::None => return Ok(None),
+            Operand::Value(v) => {
+                let raw = self.registers.get(v.index()).copied().unwrap_or(NONE);
+                if raw == NONE {
+                    return Err(LowerError::UndefinedValue { func: func.to_string(), value: v });
+                }
+                self.local_register(raw)
+            }
+            Operand::Local(m) => Register::Local { base: m, seq: 0 },
+            Operand::Function(f) | Operand::FunctionAddress(f) => {
+                let index = *self.function_gbld.get(&f).ok_or_else(|| LowerError::Invalid {
+                    func: func.to_string(),
+                    what: "a call or function_addr names an undeclared function",
+                })?;
+                if let Operand::Function(_) = operand {
+                    Register::Global(index.into())
+                } else {
+                    Register::GlobalAddress(index.into())
+                }
+            }
+            Operand::Constant(value) => profile::const_register(value),
+        }))
+    }
+
+    fn vop(&self, l: &Lvop, func: &str, args: &mut Vec<Register>, table: &mut Vec<u32>) -> Result<Vop, LowerError> {
+        let ty = |t: Option<TypeId>| -> Result<Option<VopType>, LowerError> {
+            match t {
+                None => Ok(None),
+                Some(t) => match self.vop_types.get(t.index()) {
+                    Some(Some(v)) => Ok(Some(*v)),
+                    _ => Err(Self::module_error("a VOP type was not interned")),
+                },
+            }
+        };
+        let label = |b: BlockId| -> Result<u32, LowerError> {
+            match self.labels.get(b.index()) {
+                Some(&l) if l != NONE => Ok(l),
+                _ => Err(LowerError::Invalid { func: func.to_string(), what: "a branch names a block of no function" }),
+            }
+        };
+        let imm = match l.imm {
+            Imm::None => None,
+            Imm::Int(v) => Some(Immediate::Int(v)),
+            Imm::Label(b) => Some(Immediate::Label(label(b)?)),
+            Imm::Reason(s) => Some(Immediate::String(
+                *self.reasons.get(&s).ok_or_else(|| Self::module_error("a trap reason was not interned"))?,
+            )),
+            Imm::Args(list) => {
+                for &v in self.m.list(list) {
+                    if let Some(r) = self.register(Operand::Value(ValueId::from_u32(v)), func)? {
+                        args.push(r);
+                    }
+                }
+                Some(Immediate::ArgList { start: 0, len: args.len() as u32 })
+            }
+            Imm::EmptyTable(default) => {
+                table.push(label(default)?);
+                Some(Immediate::JumpTable { base: 0, start: 0, len: 1 })
+            }
+        };
+        Ok(Vop {
+            opn: l.opn,
+            opr: l.opr,
+            prd: None,
+            ty: ty(l.ty)?,
+            stype: ty(l.stype)?,
+            dst: self.register(l.dst, func)?,
+            srca: self.register(l.srca, func)?,
+            srcb: self.register(l.srcb, func)?,
+            srcc: self.register(l.srcc, func)?,
+            srcd: None,
+            imm,
+        })
+    }
+}
+
+/// The id of `ty` in `types`, if the table holds it (scalars always).
+fn type_id_of(types: &TypeTable, ty: &Type) -> Option<TypeId> {
+    let key = match ty {
+        Type::Ptr(t) => TypeKey::Ptr(type_id_of(types, t)?),
+        Type::Array(t, n) => TypeKey::Array(type_id_of(types, t)?, *n),
+        Type::Struct(fields) => TypeKey::Struct(fields.iter().map(|t| type_id_of(types, t)).collect::<Option<_>>()?),
+        Type::Tuple(fields) => TypeKey::Tuple(fields.iter().map(|t| type_id_of(types, t)).collect::<Option<_>>()?),
+        Type::FnPtr(sig) => {
+            let params = sig.params.iter().map(|t| type_id_of(types, t)).collect::<Option<_>>()?;
+            let key = ir::types::SigKey {
+                params,
+                ret: type_id_of(types, &sig.ret)?,
+                convention: sig.convention,
+                variadic: sig.variadic,
+            };
+            let sig = (0..types.sig_count() as u32).map(SigId::from_u32).find(|&s| *types.sig(s) == key)?;
+            TypeKey::FnPtr(sig)
+        }
+        scalar => return scalar_type_id(scalar),
+    };
+    types.lookup(&key)
+}
+
+/// The fixed id of a scalar type.
+fn scalar_type_id(ty: &Type) -> Option<TypeId> {
+    Some(match ty {
+        Type::Void => TypeId::VOID,
+        Type::Bool => TypeId::BOOL,
+        Type::I1 => TypeId::I1,
+        Type::I8 => TypeId::I8,
+        Type::I16 => TypeId::I16,
+        Type::I32 => TypeId::I32,
+        Type::I64 => TypeId::I64,
+        Type::I128 => TypeId::I128,
+        Type::U1 => TypeId::U1,
+        Type::U8 => TypeId::U8,
+        Type::U16 => TypeId::U16,
+        Type::U32 => TypeId::U32,
+        Type::U64 => TypeId::U64,
+        Type::U128 => TypeId::U128,
+        Type::F16 => TypeId::F16,
+        Type::F32 => TypeId::F32,
+        Type::F64 => TypeId::F64,
+        _ => return None,
+    })
+}
