@@ -223,26 +223,26 @@ pub(crate) fn scalar_id(ty: &Type) -> Option<TypeId> {
 }
 
 fn scalar_type(id: TypeId) -> Type {
-    const VIEW: [Type; 17] = [
-        Type::Void,
-        Type::Bool,
-        Type::I1,
-        Type::I8,
-        Type::I16,
-        Type::I32,
-        Type::I64,
-        Type::I128,
-        Type::U1,
-        Type::U8,
-        Type::U16,
-        Type::U32,
-        Type::U64,
-        Type::U128,
-        Type::F16,
-        Type::F32,
-        Type::F64,
-    ];
-    VIEW[id.index()].clone()
+    match id.as_u32() {
+        0 => Type::Void,
+        1 => Type::Bool,
+        2 => Type::I1,
+        3 => Type::I8,
+        4 => Type::I16,
+        5 => Type::I32,
+        6 => Type::I64,
+        7 => Type::I128,
+        8 => Type::U1,
+        9 => Type::U8,
+        10 => Type::U16,
+        11 => Type::U32,
+        12 => Type::U64,
+        13 => Type::U128,
+        14 => Type::F16,
+        15 => Type::F32,
+        16 => Type::F64,
+        _ => unreachable!("only the pre-interned scalar ids are scalar"),
+    }
 }
 
 impl TypeId {
