@@ -12,12 +12,14 @@
 
 #![forbid(unsafe_code)]
 
+mod dump;
 mod error;
 pub mod format;
 mod lift;
 mod lower;
 mod profile;
 
+pub use dump::dump;
 pub use error::{Error, LiftErrorKind, LowerError};
 pub use lift::{read_module, read_module_with_limits, ReadLimits};
-pub use lower::{try_write_module, write_module};
+pub use lower::{try_write_module, try_write_module_with, write_module, WriteOptions};

@@ -71,7 +71,20 @@ pub fn write_module(module: &Module) -> Vec<u8> {
 
 /// Writes `module` as its canonical FR2E image, or says why it cannot be written.
 pub fn try_write_module(module: &Module) -> Result<Vec<u8>, LowerError> {
-    Lower::new(module).run()
+    try_write_module_with(module, WriteOptions::default())
+}
+
+/// How [`try_write_module_with`] writes an image.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Store the string data LZ4-compressed, as `strz`, instead of `strs` (project decision 3). Such images read
+    /// back to the same module; they are not the canonical image, which always uses `strs` (A5.4).
+    pub compress_strings: bool,
+}
+
+/// Writes `module` as an FR2E image with `options`, or says why it cannot be written.
+pub fn try_write_module_with(module: &Module, options: WriteOptions) -> Result<Vec<u8>, LowerError> {
+    Lower::new(module).run(options)
 }
 
 /// Raw register number of a value in [`Lower::registers`]: `ARG | k` for parameter k, `j` for Temporary j.
@@ -481,7 +494,7 @@ impl<'m> Lower<'m> {
         LowerError::Invalid { func: String::new(), what }
     }
 
-    fn run(mut self) -> Result<Vec<u8>, LowerError> {
+    fn run(mut self, options: WriteOptions) -> Result<Vec<u8>, LowerError> {
         let m = self.m;
         let global_count = m.globals().len() as u32;
         for (i, g) in m.globals().enumerate() {
@@ -572,7 +585,11 @@ impl<'m> Lower<'m> {
         let mut out = Vec::with_capacity(vops.len() + vtrs.len() + strings.data().len() + litd.len() + gbld.len() + 64);
         write_chunk(&mut out, Tag::FR2E, |out| {
             if !strings.data().is_empty() {
-                write_data_chunk(out, Tag::STRS, strings.data())?;
+                if options.compress_strings {
+                    write_data_chunk(out, Tag::STRZ, &strings.strz_payload())?;
+                } else {
+                    write_data_chunk(out, Tag::STRS, strings.data())?;
+                }
             }
             let stri = strings.stri_payload();
             for (tag, payload) in [(Tag::STRI, &stri), (Tag::VOPS, &vops), (Tag::VTRS, &vtrs)] {

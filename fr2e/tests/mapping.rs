@@ -872,8 +872,15 @@ proptest! {
     #[test]
     fn random_modules_round_trip(recipe in module()) {
         let module = build(&recipe);
-        round_trip(&module);
+        let bytes = round_trip(&module);
         round_trip(&renumber(&module));
+        // The dump attributes every byte exactly once.
+        let mut listing = String::new();
+        fr2e::dump(&bytes, &mut listing).unwrap();
+        prop_assert!(!listing.contains("(unattributed)"));
+        let listed: usize =
+            listing.lines().map(|l| l.split(" | ").nth(1).unwrap_or("").split_whitespace().count()).sum();
+        prop_assert_eq!(listed, bytes.len());
     }
 }
 
@@ -907,6 +914,7 @@ proptest! {
         bytes.extend_from_slice(b"FR2E");
         bytes.extend_from_slice(&payload);
         let _ = fr2e::read_module(&bytes);
+        let _ = fr2e::dump(&bytes, &mut String::new());
     }
 
     /// Mutated valid images (byte changes, truncations, insertions) never make the reader panic, and every error
@@ -932,6 +940,7 @@ proptest! {
         if let Err(e) = fr2e::read_module(&bytes) {
             prop_assert!(e.offset() <= bytes.len() as u64, "{e}");
         }
+        let _ = fr2e::dump(&bytes, &mut String::new());
     }
 }
 
@@ -945,8 +954,10 @@ fn small_image_mutations_never_panic() {
             let mut mutated = bytes.clone();
             mutated[i] = value;
             let _ = fr2e::read_module(&mutated);
+            let _ = fr2e::dump(&mutated, &mut String::new());
         }
         let _ = fr2e::read_module(&bytes[..i]);
+        let _ = fr2e::dump(&bytes[..i], &mut String::new());
     }
 }
 
@@ -1038,8 +1049,11 @@ fn compressed_strings_and_root_extensions_read() {
     let module = two_functions();
     let mut image = Image::read(&fr2e::write_module(&module)).unwrap();
     image.compress_strings = true;
-    let back = fr2e::read_module(&image.write().unwrap()).unwrap();
+    let compressed = fr2e::try_write_module_with(&module, fr2e::WriteOptions { compress_strings: true }).unwrap();
+    assert_eq!(compressed, image.write().unwrap());
+    let back = fr2e::read_module(&compressed).unwrap();
     assert_eq!(ir::print_module(&back), ir::print_module(&module));
+    assert_eq!(fr2e::write_module(&back), fr2e::write_module(&module));
     // A big-endian 32-bit layout travels in 0x15 and reaches the verifier, which refuses it for this target.
     let mut mb = ModuleBuilder::new("x86_64-whale-linux", DataLayout { pointer_bits: 32, endian: ir::Endian::Big });
     let mut f = mb.begin_function("f", vec![], Type::Void);
