@@ -1,6 +1,8 @@
 //! Loading a module from any supported input, detected from its content:
-//! AST JSON (starts with `{`) is decoded and lowered at O0 for the default
-//! target; anything else is read as IR text (formats 2, 3 and 4).
+//! an FR2E image (a DWORD+FOURCC `FR2E` root header) is read as binary IR; AST
+//! JSON (starts with `{`) is decoded and lowered at O0 for the default target;
+//! anything else is read as IR text (formats 2, 3 and 4). Only text inputs go
+//! through the UTF-8 check.
 
 use std::path::Path;
 
@@ -19,10 +21,17 @@ pub enum InputKind {
     AstJson,
     /// Whale IR text.
     IrText,
+    /// An FR2E image (binary IR).
+    Fr2e,
 }
 
-/// Detects the kind of `bytes` from their first significant byte.
+/// Detects the kind of `bytes`: an FR2E root header, else the first significant byte.
 pub fn detect(bytes: &[u8]) -> InputKind {
+    // fr2e.md A3: the image is one `FR2E` chunk, so it starts with a DWORD+FOURCC header (low bits 10) naming it;
+    // neither JSON nor IR text can start that way.
+    if bytes.len() >= 8 && bytes[0] & 3 == 2 && &bytes[4..8] == b"FR2E" {
+        return InputKind::Fr2e;
+    }
     let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF);
     match first {
         Some(b'{') | Some(b'[') => InputKind::AstJson,
@@ -40,20 +49,25 @@ pub fn load_module(path: &Path, target: &str, verify: bool) -> Result<Module, Cl
 /// Builds the module of input `bytes` read from `path` (see [`load_module`]).
 pub fn load_module_from_bytes(bytes: &[u8], path: &Path, target: &str, verify: bool) -> Result<Module, CliError> {
     let name = input_name(path);
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        CliError::failed(format!("{name}: input is not UTF-8 (invalid byte at offset {})", e.valid_up_to()))
-    })?;
     match detect(bytes) {
+        // The readers verify what they read; FR2E errors carry the byte offset.
+        InputKind::Fr2e => fr2e::read_module(bytes).map_err(|e| CliError::failed(format!("{name}: {e}"))),
+        InputKind::IrText => parse_text(utf8(bytes, &name)?, &name),
         InputKind::AstJson => {
-            let module = lower_json(text, target)?;
+            let module = lower_json(utf8(bytes, &name)?, target)?;
             if verify {
                 ir::verify_module(&module).map_err(|e| CliError::failed(format!("verify failed: {e}")))?;
             }
             Ok(module)
         }
-        // The reader verifies what it reads.
-        InputKind::IrText => parse_text(text, &name),
     }
+}
+
+/// The text of a text input.
+fn utf8<'b>(bytes: &'b [u8], name: &str) -> Result<&'b str, CliError> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        CliError::failed(format!("{name}: input is not UTF-8 (invalid byte at offset {})", e.valid_up_to()))
+    })
 }
 
 #[cfg(feature = "socket-cli")]

@@ -27,9 +27,18 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Work with Whale IR: lower AST JSON, verify, print.
+    /// Work with Whale IR: lower AST JSON, verify, print, convert, run.
     #[command(subcommand)]
     Ir(IrCommand),
+    /// Inspect FR2E images (Whale's binary IR).
+    #[command(subcommand)]
+    Fr2e(Fr2eCommand),
+}
+
+#[derive(Subcommand, Debug)]
+enum Fr2eCommand {
+    /// List an image's TLV tree, string table, entries, VOPs and traces with byte offsets.
+    Dump(DumpArgs),
 }
 
 #[derive(Subcommand, Debug)]
@@ -40,6 +49,8 @@ enum IrCommand {
     Verify(VerifyArgs),
     /// Verify a module and print it as IR text.
     Print(PrintArgs),
+    /// Convert a module between IR text and FR2E (any input kind is accepted).
+    Convert(ConvertArgs),
     /// Run a function of a verified module in the interpreter and print its result.
     Run(RunArgs),
 }
@@ -58,9 +69,35 @@ struct LowerArgs {
     /// Skip verification of the lowered module.
     #[arg(long)]
     no_verify: bool,
-    /// Output format: `wir` (IR text).
-    #[arg(long, default_value = "wir", value_parser = ["wir"], value_name = "FORMAT")]
+    /// Output format: `wir` (IR text) or `fr2e` (binary IR).
+    #[arg(long, default_value = "wir", value_parser = ["wir", "fr2e"], value_name = "FORMAT")]
     emit: String,
+}
+
+/// Arguments of `whale ir convert`.
+#[derive(Args, Debug)]
+struct ConvertArgs {
+    /// Input file (AST JSON, IR text or FR2E), or `-` for standard input.
+    input: PathBuf,
+    /// Output file (written atomically), or `-` for standard output.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: PathBuf,
+    /// Output format; inferred from a `.wir` or `.fr2e` extension of OUT when absent.
+    #[arg(long, value_parser = ["wir", "fr2e"], value_name = "FORMAT")]
+    to: Option<String>,
+    /// Store an FR2E image's strings LZ4-compressed (`strz`).
+    #[arg(long)]
+    compress_strings: bool,
+}
+
+/// Arguments of `whale fr2e dump`.
+#[derive(Args, Debug)]
+struct DumpArgs {
+    /// Input FR2E image, or `-` for standard input.
+    input: PathBuf,
+    /// Write the listing to this file (atomically) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: Option<PathBuf>,
 }
 
 /// Arguments of `whale ir verify`.
@@ -109,6 +146,8 @@ fn main() -> ExitCode {
         Command::Ir(IrCommand::Verify(args)) => commands::ir_verify::run(&args),
         Command::Ir(IrCommand::Print(args)) => commands::ir_print::run(&args),
         Command::Ir(IrCommand::Run(args)) => commands::ir_run::run(&args),
+        Command::Ir(IrCommand::Convert(args)) => commands::ir_convert::run(&args),
+        Command::Fr2e(Fr2eCommand::Dump(args)) => commands::fr2e_dump::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,4 +1,4 @@
-//! `whale ir lower <IN.json> [-o OUT] [--target T] [--no-verify]`.
+//! `whale ir lower <IN.json> [-o OUT] [--target T] [--no-verify] [--emit wir|fr2e]`.
 
 use crate::cli_error::CliError;
 use crate::LowerArgs;
@@ -18,6 +18,10 @@ pub fn run(args: &LowerArgs) -> Result<(), CliError> {
         return Err(CliError::failed(format!("Failed to parse socket JSON: {name} is not AST JSON")));
     }
     let module = input::load_module_from_bytes(&bytes, &args.input, &args.target, !args.no_verify)?;
+    if args.emit == "fr2e" {
+        let image = fr2e::try_write_module(&module).map_err(|e| CliError::failed(format!("FR2E: {e}")))?;
+        return super::ir_convert::publish_image(&image, args.output.as_deref());
+    }
     super::ir_print::publish(&ir::print_module(&module), args.output.as_deref())
 }
 

@@ -1,5 +1,7 @@
 //! One file per subcommand; each is a few lines of library calls.
 
+pub mod fr2e_dump;
+pub mod ir_convert;
 pub mod ir_lower;
 pub mod ir_print;
 pub mod ir_run;
