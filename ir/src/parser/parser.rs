@@ -31,7 +31,7 @@ use super::error::{ParseError, ParseErrorKind, SourceLocation};
 use super::lexer::{unescape, Lexer, Token, TokenKind, NO_NUMBER};
 use crate::build_error::CallError;
 use crate::const_expr::{ConstBinOp, ConstCmpOp, ConstExpr, ConstExprKind, ConstRef};
-use crate::constant::{ConstValue, FloatBits};
+use crate::constant::{ConstValue, FloatBits, FloatParseError};
 use crate::entity::{
     BlockId, ConstDeclId, ConstId, EntityRef, FunctionId, GlobalId, PackedOption, SigId, StrId, TypeId, ValueId,
 };
@@ -331,6 +331,52 @@ fn opcode(text: &[u8]) -> Option<Opcode> {
         }
         slot = (slot + 1) & (MNEMONIC_SLOTS - 1);
     }
+}
+
+/// Why a word is not a literal of a type (see [`literal_value`]).
+enum LiteralError {
+    NotBool,
+    NotInteger,
+    OutOfRange,
+    Float(FloatParseError),
+    NoLiteral,
+}
+
+/// The literal `text` of scalar type `ty` (the rule behind [`Parser::literal`]).
+fn literal_value(ty: TypeId, text: &str) -> Result<ConstValue, LiteralError> {
+    if ty == TypeId::BOOL {
+        return match text {
+            "true" => Ok(ConstValue::Bool(true)),
+            "false" => Ok(ConstValue::Bool(false)),
+            _ => Err(LiteralError::NotBool),
+        };
+    }
+    if ty.is_int() {
+        let bits = ty.scalar_bits().unwrap_or(128);
+        let (negative, digits) = match text.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let magnitude = parse_u128(digits).ok_or(LiteralError::NotInteger)?;
+        return if ty.is_signed_int() {
+            let bound = 1u128 << (bits - 1);
+            match (negative, magnitude) {
+                (true, m) if m <= bound => Ok(ConstValue::I((m as i128).wrapping_neg())),
+                (false, m) if m < bound => Ok(ConstValue::I(m as i128)),
+                _ => Err(LiteralError::OutOfRange),
+            }
+        } else {
+            let fits = bits == 128 || magnitude < (1u128 << bits);
+            if negative || !fits {
+                return Err(LiteralError::OutOfRange);
+            }
+            Ok(ConstValue::U(magnitude))
+        };
+    }
+    if ty.is_float() {
+        return FloatBits::parse(ty.scalar_bits().unwrap_or(64), text).map(ConstValue::F).map_err(LiteralError::Float);
+    }
+    Err(LiteralError::NoLiteral)
 }
 
 fn convention(text: &str) -> Option<CallingConvention> {
@@ -721,44 +767,17 @@ impl<'a> Parser<'a> {
         }
         let text = self.text(t);
         let at = t.span.start as usize;
-        let value = if ty == TypeId::BOOL {
-            match text {
-                "true" => ConstValue::Bool(true),
-                "false" => ConstValue::Bool(false),
-                _ => return self.unexpected("`true` or `false`"),
+        let value = match literal_value(ty, text) {
+            Ok(value) => value,
+            Err(LiteralError::NotBool) => return self.unexpected("`true` or `false`"),
+            Err(LiteralError::NotInteger) => {
+                return fail(at, ParseErrorKind::Invalid { what: "integer literal", text: text.into() })
             }
-        } else if ty.is_int() {
-            let bits = ty.scalar_bits().unwrap_or(128);
-            let (negative, digits) = match text.strip_prefix('-') {
-                Some(rest) => (true, rest),
-                None => (false, text),
-            };
-            let Some(magnitude) = parse_u128(digits) else {
-                return fail(at, ParseErrorKind::Invalid { what: "integer literal", text: text.into() });
-            };
-            let out_of_range =
-                || fail(at, ParseErrorKind::LiteralOutOfRange { ty: self.m.type_name(ty), text: text.into() });
-            if ty.is_signed_int() {
-                let bound = 1u128 << (bits - 1);
-                match (negative, magnitude) {
-                    (true, m) if m <= bound => ConstValue::I((m as i128).wrapping_neg()),
-                    (false, m) if m < bound => ConstValue::I(m as i128),
-                    _ => return out_of_range(),
-                }
-            } else {
-                let fits = bits == 128 || magnitude < (1u128 << bits);
-                if negative || !fits {
-                    return out_of_range();
-                }
-                ConstValue::U(magnitude)
+            Err(LiteralError::OutOfRange) => {
+                return fail(at, ParseErrorKind::LiteralOutOfRange { ty: self.m.type_name(ty), text: text.into() })
             }
-        } else if ty.is_float() {
-            match FloatBits::parse(ty.scalar_bits().unwrap_or(64), text) {
-                Ok(bits) => ConstValue::F(bits),
-                Err(e) => return fail(at, ParseErrorKind::InvalidFloat(e)),
-            }
-        } else {
-            return fail(at, ParseErrorKind::NoLiteral(self.m.type_name(ty)));
+            Err(LiteralError::Float(e)) => return fail(at, ParseErrorKind::InvalidFloat(e)),
+            Err(LiteralError::NoLiteral) => return fail(at, ParseErrorKind::NoLiteral(self.m.type_name(ty))),
         };
         self.bump();
         Ok(value)
@@ -1090,6 +1109,25 @@ impl<'a> Parser<'a> {
     // ---- functions --------------------------------------------------------------------------
 
     fn function(&mut self) -> PResult<()> {
+        let (order_start, param_count) = self.function_header()?;
+        self.body()?;
+        self.expect(TokenKind::RBrace, "`}` closing the function")?;
+        let block_count = self.m.block_order.len() as u32 - order_start;
+        self.m.functions[self.func as usize].blocks.1 = block_count;
+        self.resolve_pending()?;
+        if self.format == 2 {
+            self.next_value = match self.func_max_value {
+                Some(highest) => u64::from(highest) + 1,
+                None => self.next_value + u64::from(param_count),
+            };
+            self.next_block += u64::from(block_count);
+        }
+        Ok(())
+    }
+
+    /// `fn … {`: the function's record and parameters; the start of its block
+    /// order and its parameter count.
+    fn function_header(&mut self) -> PResult<(u32, u32)> {
         use TokenKind::*;
         let start = self.bump().span.start;
         self.count_node(start)?;
@@ -1155,19 +1193,7 @@ impl<'a> Parser<'a> {
         f.entry = entry;
         f.params.1 = param_count;
         self.func_ret = ret;
-        self.body()?;
-        self.expect(RBrace, "`}` closing the function")?;
-        let block_count = self.m.block_order.len() as u32 - order_start;
-        self.m.functions[self.func as usize].blocks.1 = block_count;
-        self.resolve_pending()?;
-        if self.format == 2 {
-            self.next_value = match self.func_max_value {
-                Some(highest) => u64::from(highest) + 1,
-                None => self.next_value + u64::from(param_count),
-            };
-            self.next_block += u64::from(block_count);
-        }
-        Ok(())
+        Ok((order_start, param_count))
     }
 
     /// An id inferred by the format-2 numbering, within the id limit.
