@@ -21,9 +21,10 @@
 //!
 //! Every id read from the text is range-checked against
 //! [`IrLimits::largest_id_for`] before a table grows to hold it. A [`SourceMap`]
-//! keeps the start offset of every instruction, block label, parameter,
-//! function, declaration and global, so that a [`VerifyError`] found after
-//! parsing is reported at the text it concerns.
+//! keeps the start offset of every block label, parameter, function,
+//! declaration and global, so that a [`VerifyError`] found after parsing is
+//! reported at the text it concerns; instruction offsets are recorded by a
+//! second read, only when the error is at an instruction.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -74,27 +75,44 @@ fn parse_unlocated(src: &str, limits: IrLimits) -> PResult<Module> {
         let limit = LimitError { resource: Resource::InputBytes, limit: max_bytes as u64 };
         return fail(max_bytes, ParseErrorKind::ResourceLimit(limit));
     }
-    let mut p = Parser::new(src, limits)?;
-    // A printed instruction takes about 40 bytes; reserving from the input
-    // length (never from numbers in it) saves most regrowth copies.
-    let estimate = src.len() / 48;
-    p.m.insts.reserve(estimate);
-    p.m.inst_results.reserve(estimate);
-    p.map.insts.reserve(estimate);
-    p.m.value_types.reserve(estimate);
-    p.value_owner.reserve(estimate);
-    p.module()?;
-    let Parser { mut m, map, .. } = p;
+    let Parser { mut m, map, .. } = read(src, limits, false)?;
     m.insts.shrink_to_fit();
     m.inst_results.shrink_to_fit();
     m.value_types.shrink_to_fit();
     m.blocks.shrink_to_fit();
     m.pool.shrink_to_fit();
     if let Err(error) = verify_module(&m) {
+        // Instruction offsets are not kept while reading (they would cost 4
+        // bytes per instruction for the error path only): when the error is
+        // at an instruction, read the text again, recording them. Reading is
+        // deterministic, so the instruction ids are the same.
+        let map = match error.inst() {
+            Some(_) => read(src, limits, true)?.map,
+            None => map,
+        };
         let at = map.locate(&m, &error);
         return fail(at as usize, ParseErrorKind::Verification(Box::new(error)));
     }
     Ok(m)
+}
+
+/// Reads `src` (without verifying it); `record_insts` keeps the offset of
+/// every instruction in the source map.
+fn read(src: &str, limits: IrLimits, record_insts: bool) -> PResult<Parser<'_>> {
+    let mut p = Parser::new(src, limits)?;
+    p.record_insts = record_insts;
+    // A printed instruction takes 40 to 50 bytes. Reserving one per 32 bytes of
+    // input (never from numbers in it) avoids regrowth copies; capacity never
+    // written is never paged in, and `shrink_to_fit` returns it.
+    let estimate = src.len() / 32;
+    p.m.insts.reserve(estimate);
+    p.m.inst_results.reserve(estimate);
+    p.m.value_types.reserve(estimate);
+    if record_insts {
+        p.map.insts.reserve(estimate);
+    }
+    p.module()?;
+    Ok(p)
 }
 
 /// Start offsets of the items of a parsed module, by id.
@@ -107,7 +125,7 @@ pub(crate) struct SourceMap {
     params: Vec<u32>,
     /// By [`BlockId`]; `VACANT` where no label defines the id.
     blocks: Vec<u32>,
-    /// By [`crate::InstId`].
+    /// By [`crate::InstId`]; only when the parser records them (see `read`).
     insts: Vec<u32>,
 }
 
@@ -184,6 +202,72 @@ struct PendingCall {
 /// Which function owns a value, for values never defined.
 const NO_OWNER: u32 = u32::MAX;
 
+/// Which function defined each value (restated types are checked only
+/// against values of the function being read).
+///
+/// While every value is defined at the end of the value table (dense
+/// numbering, as the printer writes it), function `k` defines exactly the
+/// values from `starts[k]` to the next function's start, and no per-value
+/// table is kept. The first value defined anywhere else (sparse ids of formats
+/// 3 and 4) turns the ranges into a table.
+#[derive(Default)]
+struct Owners {
+    /// The first value id of each function, in range mode.
+    starts: Vec<u32>,
+    /// The owner of each value ([`NO_OWNER`] if undefined), in table mode.
+    table: Vec<u32>,
+    table_mode: bool,
+}
+
+impl Owners {
+    /// Function `func` (the next storage index) starts with `values` values defined.
+    fn begin_function(&mut self, func: u32, values: usize) {
+        if !self.table_mode {
+            debug_assert_eq!(self.starts.len(), func as usize);
+            self.starts.push(values as u32);
+        }
+    }
+
+    /// Whether defined value `i` belongs to function `func`, the one being read.
+    #[inline(always)]
+    fn is(&self, i: usize, func: u32) -> bool {
+        if self.table_mode {
+            self.table.get(i) == Some(&func)
+        } else {
+            self.starts.get(func as usize).is_some_and(|&start| i >= start as usize)
+        }
+    }
+
+    /// Function `func` defines value `i`; `values` were defined before (the
+    /// length of the value table before this definition, or after it when `i`
+    /// lies below).
+    #[inline(always)]
+    fn define(&mut self, i: usize, func: u32, values: usize) {
+        if !self.table_mode && i == values {
+            return;
+        }
+        self.define_in_table(i, func, values);
+    }
+
+    #[inline(never)]
+    fn define_in_table(&mut self, i: usize, func: u32, values: usize) {
+        if !self.table_mode {
+            // Materialize the ranges.
+            self.table = Vec::with_capacity(values.max(i + 1));
+            for (k, &start) in self.starts.iter().enumerate() {
+                let end = self.starts.get(k + 1).map_or(values, |&next| next as usize);
+                self.table.resize(end.max(start as usize), k as u32);
+            }
+            self.table.resize(values, NO_OWNER);
+            self.table_mode = true;
+        }
+        if i >= self.table.len() {
+            self.table.resize(i + 1, NO_OWNER);
+        }
+        self.table[i] = func;
+    }
+}
+
 struct Parser<'a> {
     src: &'a str,
     lexer: Lexer<'a>,
@@ -198,8 +282,10 @@ struct Parser<'a> {
     format: u32,
     m: Module,
     map: SourceMap,
-    /// Storage index of the function defining each value (parallel to `m.value_types`).
-    value_owner: Vec<u32>,
+    /// Which function defined each value.
+    owners: Owners,
+    /// Whether `map.insts` is kept.
+    record_insts: bool,
     values: u64,
     block_count: u64,
     global_ids: FxHashSet<GlobalId>,
@@ -403,7 +489,8 @@ impl<'a> Parser<'a> {
             format: 2,
             m: Module::empty(String::new(), DataLayout::default_64bit_le()),
             map: SourceMap::default(),
-            value_owner: Vec::new(),
+            owners: Owners::default(),
+            record_insts: false,
             values: 0,
             block_count: 0,
             global_ids: FxHashSet::default(),
@@ -846,7 +933,7 @@ impl<'a> Parser<'a> {
         match self.m.value_types.get(i).and_then(|t| t.expand()) {
             Some(stored) => {
                 // A value of another function is reported by the verifier as undefined here.
-                if stored != ty && self.value_owner[i] == self.func {
+                if stored != ty && self.owners.is(i, self.func) {
                     return self.conflict(at, self.m.type_name(ty), value.to_string(), self.m.type_name(stored));
                 }
             }
@@ -867,7 +954,7 @@ impl<'a> Parser<'a> {
 
     fn check_indirect(&self, value: ValueId, conv: (CallingConvention, u32), ret: (TypeId, u32)) -> PResult<()> {
         let Some(ty) = self.m.value_type(value) else { return Ok(()) };
-        if self.value_owner[value.index()] != self.func {
+        if !self.owners.is(value.index(), self.func) {
             return Ok(());
         }
         let Some(sig) = self.m.types.fn_ptr_sig(ty) else { return Ok(()) };
@@ -901,17 +988,15 @@ impl<'a> Parser<'a> {
         if i == len {
             // Dense numbering: the common case.
             self.m.value_types.push(PackedOption::some(ty));
-            self.value_owner.push(self.func);
         } else {
             if i > len {
                 self.m.value_types.resize(i + 1, PackedOption::NONE);
-                self.value_owner.resize(i + 1, NO_OWNER);
             } else if self.m.value_types[i].is_some() {
                 return self.duplicate_value(value, at);
             }
             self.m.value_types[i] = PackedOption::some(ty);
-            self.value_owner[i] = self.func;
         }
+        self.owners.define(i, self.func, len);
         if self.func_max_value.is_none_or(|m| m < value.as_u32()) {
             self.func_max_value = Some(value.as_u32());
         }
@@ -920,7 +1005,7 @@ impl<'a> Parser<'a> {
 
     #[cold]
     fn duplicate_value(&self, value: ValueId, at: u32) -> PResult<()> {
-        if self.format == 2 && self.value_owner[value.index()] == self.func {
+        if self.format == 2 && self.owners.is(value.index(), self.func) {
             if let Some(f) = self.m.functions.get(self.func as usize) {
                 let (start, len) = f.params;
                 let params = &self.m.params[start as usize..(start + len) as usize];
@@ -1136,6 +1221,7 @@ impl<'a> Parser<'a> {
         }
         self.func = self.m.functions.len() as u32;
         self.func_max_value = None;
+        self.owners.begin_function(self.func, self.m.value_types.len());
         let (id, name) = if self.format == 2 {
             let t = self.expect(AtRef, "`@NAME` after `fn`")?;
             let text = &self.text(t)[1..];
@@ -1283,7 +1369,7 @@ impl<'a> Parser<'a> {
                 Pending::Operand { value, ty, at } => {
                     let i = value.index();
                     let stored = self.m.value_types.get(i).and_then(|t| t.expand());
-                    if let Some(stored) = stored.filter(|_| self.value_owner[i] == self.func) {
+                    if let Some(stored) = stored.filter(|_| self.owners.is(i, self.func)) {
                         self.same(ty, stored, at, &|| value.to_string())?;
                     }
                 }
@@ -1351,7 +1437,9 @@ impl<'a> Parser<'a> {
         let data = self.operands(op, op_tok, result.is_some(), rty)?;
         self.m.insts.push(data);
         self.m.inst_results.push(value);
-        self.map.insts.push(start);
+        if self.record_insts {
+            self.map.insts.push(start);
+        }
         if data.is_terminator() {
             self.terminated = true;
         }
@@ -1679,6 +1767,28 @@ mod tests {
         for word in ["", "a", "addd", "ad", "icmpp", "uninit2", "trap_if_", "Add"] {
             assert_eq!(opcode(word.as_bytes()), Opcode::from_mnemonic(word), "{word}");
         }
+    }
+
+    #[test]
+    fn owners_turn_from_ranges_into_a_table() {
+        let mut owners = Owners::default();
+        owners.begin_function(0, 0);
+        for i in 0..3 {
+            owners.define(i, 0, i);
+        }
+        owners.begin_function(1, 3);
+        owners.begin_function(2, 3);
+        owners.define(3, 2, 3);
+        assert!(!owners.table_mode);
+        assert!(owners.is(1, 0) && !owners.is(1, 2) && owners.is(3, 2));
+        // A sparse id: the ranges become a table.
+        owners.define(7, 2, 4);
+        assert!(owners.table_mode);
+        assert_eq!(owners.table, [0, 0, 0, 2, NO_OWNER, NO_OWNER, NO_OWNER, 2]);
+        owners.begin_function(3, 8);
+        owners.define(5, 3, 8);
+        owners.define(8, 3, 8);
+        assert!(owners.is(5, 3) && owners.is(8, 3) && owners.is(7, 2) && !owners.is(4, 3));
     }
 
     #[test]
