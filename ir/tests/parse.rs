@@ -116,6 +116,22 @@ fn parse_ok(text: &str) -> Module {
     parse_module(text).unwrap_or_else(|e| panic!("{}\n--- text ---\n{text}", e.render(text, "input.wir")))
 }
 
+/// The reader's fast path for printed lines changes nothing but speed: with
+/// and without it (`ir::parser::parse_module_reference`), `text` reads to the
+/// same module or fails with the same error. The fast path reads a line only
+/// when a window of input follows it, so `text` is also tried with trailing
+/// spaces, which lets it read the last lines too.
+fn fast_path_agrees(text: &str, limits: IrLimits) -> Result<(), String> {
+    for text in [text.to_string(), format!("{text}{}", " ".repeat(300))] {
+        let fast = parse_module_with_limits(&text, limits);
+        let reference = ir::parser::parse_module_reference(&text, limits);
+        if fast != reference {
+            return Err(format!("fast path: {fast:?}\ntoken rules: {reference:?}\n--- text ---\n{text}"));
+        }
+    }
+    Ok(())
+}
+
 /// Every round-trip property of one module.
 fn check_round_trips(m: &Module) -> Result<(), TestCaseError> {
     if let Err(e) = verify_module(m) {
@@ -129,6 +145,7 @@ fn check_round_trips(m: &Module) -> Result<(), TestCaseError> {
         };
         same_module(m, &parsed).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         prop_assert_eq!(&print_module_with(&parsed, format), &text);
+        fast_path_agrees(&text, IrLimits::default()).map_err(TestCaseError::fail)?;
         // The reader is deterministic: derived equality holds between two reads.
         let again = parse_module(&print_module(&parsed)).map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert!(again == parse_module(&print_module(m)).map_err(|e| TestCaseError::fail(e.to_string()))?);
@@ -1015,6 +1032,7 @@ proptest! {
             }
         }
         let Ok(text) = String::from_utf8(bytes) else { return Ok(()) };
+        fast_path_agrees(&text, IrLimits::default()).map_err(TestCaseError::fail)?;
         if let Ok(parsed) = parse_module(&text) {
             let again = parse_module(&print_module(&parsed)).map_err(|e| TestCaseError::fail(e.to_string()))?;
             prop_assert!(same_module(&parsed, &again).is_ok());
@@ -1166,8 +1184,8 @@ proptest! {
             text.push_str(SOUP[pick.index(SOUP.len())]);
             text.push(' ');
         }
-        let _ = parse_module(&text);
-        let _ = parse_module(&format!("{text}\n  }}\n\n}}\n"));
+        fast_path_agrees(&text, IrLimits::default()).map_err(TestCaseError::fail)?;
+        fast_path_agrees(&format!("{text}\n  }}\n\n}}\n"), IrLimits::default()).map_err(TestCaseError::fail)?;
     }
 }
 
@@ -1773,6 +1791,252 @@ fn render_shows_the_line_and_a_caret() {
         e.render(&text, "add.wir"),
         "add.wir:13:16: unknown instruction\n  13 |     %v2: i32 = addd i32 %v0, %v1\n     |                ^^^^"
     );
+}
+
+// ---- the fast path for printed lines -------------------------------------------------------
+
+/// Printed lines of every shape the reader's fast path reads: declarations,
+/// scalar function headers, labels, constants, unary, binary, compare,
+/// select, cast, phi, direct calls with and without a result, `br`, `cbr` and
+/// `ret`.
+const FAST_LINES: &str = "\
+module {
+  format_version 2
+  semantics_version 1
+  target \"x86_64-whale-linux\"
+  datalayout { ptr=64, endian=little }
+
+  declare @f0 \"callee\": whale (i64, i64) -> i64, linkage internal
+  declare @f1 \"lines\": whale (i64, i64, i32) -> i64, linkage internal
+  declare @f2 \"ext\": sysv64 (i64) -> void, linkage external, link_name \"ext\"
+
+  fn @callee(a: i64, b: i64) -> i64, id @f0 {
+  entry:
+    %v2: i64 = xor i64 %v0, %v1
+    ret i64 %v2
+  }
+
+  fn @lines(a: i64, b: i64, c: i32) -> i64, id @f1 {
+  entry:
+    %v6: i64 = const i64 0
+    %v7: i64 = const i64 -5
+    %v8: bool = const bool true
+    br label 2
+  loop:
+    %v9: i64 = phi i64 [ %v6, 1 ], [ %v21, 2 ]
+    %v10: i64 = add i64 %v9, %v3
+    %v11: i64 = mul i64 %v10, %v7
+    %v12: bool = icmp slt i64 %v10, %v11
+    %v13: i64 = select bool %v12, i64 %v10, i64 %v11
+    %v14: u64 = bitcast i64 %v13 to u64
+    %v15: u64 = bitcast i64 %v4 to u64
+    %v16: bool = icmp uge u64 %v14, %v15
+    %v17: i64 = sext i32 %v5 to i64
+    %v18: i64 = not i64 %v17
+    %v19: i64 = call whale i64 @f0(%v18, %v13)
+    call sysv64 void @f2(%v19)
+    %v20: bool = cmp ne i64 %v19, %v6
+    %v21: i64 = add i64 %v9, %v3
+    cbr bool %v20, label 2, label 3
+  exit:
+    ret i64 %v21
+  }
+
+}
+";
+
+/// Edits of [`FAST_LINES`] (first occurrence) at every check of the fast path:
+/// other spacing and comments, restated type conflicts, ids reused, sparse,
+/// out of range or referring to the line's own result, unknown words,
+/// malformed literals, list continuations on the next line, signature
+/// conflicts, and lines after a terminator.
+const FAST_EDITS: &[(&str, &str)] = &[
+    ("add i64 %v9, %v3", "add i32 %v9, %v3"),
+    ("add i64 %v9, %v3", "add i64 %v9,%v3"),
+    ("add i64 %v9, %v3", "add i64 %v9, %v3 // note"),
+    ("add i64 %v9, %v3", "add\ti64 %v9, %v3"),
+    ("add i64 %v9, %v3", "add i64 %v10, %v3"),
+    ("add i64 %v9, %v3", "add i64 %v9, %v99"),
+    ("add i64 %v9, %v3", "add i64 %v9, %v99999999999"),
+    ("add i64 %v9, %v3", "uadd_chk i64 %v9, %v3"),
+    ("add i64 %v9, %v3", "addd i64 %v9, %v3"),
+    ("add i64 %v9, %v3", "add ptr<i64> %v9, %v3"),
+    ("%v10: i64 = add", "%v9: i64 = add"),
+    ("%v10: i64 = add", "%v30: i64 = add"),
+    ("%v10: i64 = add", "%v4: i64 = add"),
+    ("%v10: i64 = add", "%v10 : i64 = add"),
+    ("%v10: i64 = add", "%v10: i64= add"),
+    ("icmp slt i64 %v10", "icmp slx i64 %v10"),
+    ("icmp slt i64 %v10", "icmp oeq i64 %v10"),
+    ("icmp slt i64 %v10", "icmp slt i32 %v10"),
+    ("icmp slt i64 %v10", "icmp slt i64 %v50"),
+    ("icmp slt i64 %v10", "icmp slt i64 %v13"),
+    ("icmp slt i64 %v10", "icmp slt i64 %v12"),
+    ("icmp slt i64 %v10", "icmp slt bool %v12"),
+    ("select bool %v12, i64 %v10", "select i64 %v12, i64 %v10"),
+    ("select bool %v12, i64 %v10", "select bool %v13, i64 %v10"),
+    ("select bool %v12, i64 %v10", "select bool %v12, i64 %v13"),
+    ("select bool %v12, i64 %v10", "select bool %v12, i32 %v10"),
+    ("bitcast i64 %v13 to u64", "bitcast i64 %v13 to u32"),
+    ("bitcast i64 %v13 to u64", "bitcast i64 %v14 to u64"),
+    ("bitcast i64 %v13 to u64", "bitcast u64 %v14 to u64"),
+    ("bitcast i64 %v13 to u64", "bitcast i32 %v13 to u64"),
+    ("bitcast i64 %v13 to u64", "bitcast i64 %v13 to u64 to"),
+    ("not i64 %v17", "not i32 %v17"),
+    ("not i64 %v17", "mov i64 %v17"),
+    ("const i64 -5", "const i64 -"),
+    ("const i64 -5", "const i64 ->"),
+    ("const i64 -5", "const i64 - 5"),
+    ("const i64 -5", "const i64 99999999999999999999"),
+    ("const i64 -5", "const i64 -9223372036854775809"),
+    ("const i64 -5", "const i64 5x"),
+    ("const i64 -5", "const i64 0x5"),
+    ("const bool true", "const bool 1"),
+    ("const bool true", "const bool truee"),
+    ("%v6: i64 = const i64 0", "%v6: i64 = const i32 0"),
+    ("%v6: i64 = const i64 0", "%v6: f64 = const f64 0x0000000000000000"),
+    ("%v6: i64 = const i64 0", "%v6: i64 = undef i64"),
+    ("[ %v6, 1 ], [ %v21, 2 ]", "[ %v6, 1 ]\n    , [ %v21, 2 ]"),
+    ("[ %v6, 1 ], [ %v21, 2 ]", "[ %v6, 1 ], [ %v21, 99999999 ]"),
+    ("[ %v6, 1 ], [ %v21, 2 ]", "[%v6, 1 ], [ %v21, 2 ]"),
+    ("[ %v6, 1 ], [ %v21, 2 ]", "[ %v6, 1 ], [ %v21, 2 ],"),
+    ("[ %v6, 1 ], [ %v21, 2 ]", "[ %v6, 1 ]"),
+    ("[ %v6, 1 ], [ %v21, 2 ]", ""),
+    ("[ %v6, 1 ], [ %v21, 2 ]", "\n    [ %v6, 1 ], [ %v21, 2 ]"),
+    ("phi i64 [", "phi i32 ["),
+    ("@f0(%v18, %v13)", "@f0(%v18)"),
+    ("@f0(%v18, %v13)", "@f0()"),
+    ("@f0(%v18, %v13)", "@f0(%v18,%v13)"),
+    ("@f0(%v18, %v13)", "@f9(%v18, %v13)"),
+    ("@f0(%v18, %v13)", "@f99999999999(%v18, %v13)"),
+    ("@f0(%v18, %v13)", "@g0(%v18, %v13)"),
+    ("call whale i64 @f0", "call sysv64 i64 @f0"),
+    ("call whale i64 @f0", "call whale i32 @f0"),
+    ("call whale i64 @f0", "call whale void @f0"),
+    ("call whale i64 @f0", "call cdecl i64 @f0"),
+    ("call sysv64 void @f2", "call sysv64 i64 @f2"),
+    ("call sysv64 void @f2", "call whale void @f2"),
+    ("    call sysv64 void @f2(%v19)\n", "    %v40: i64 = call sysv64 void @f2(%v19)\n"),
+    ("cbr bool %v20, label 2, label 3", "cbr bool %v20, label 2, label 7"),
+    ("cbr bool %v20, label 2, label 3", "cbr bool %v20, label 2, label 99999999"),
+    ("cbr bool %v20, label 2, label 3", "cbr i64 %v20, label 2, label 3"),
+    ("cbr bool %v20, label 2, label 3", "cbr bool %v20, label 2,label 3"),
+    ("cbr bool %v20, label 2, label 3", "cbr bool %v20, label 2, label x3"),
+    ("    br label 2\n", "    br label 2\n    br label 2\n"),
+    ("    br label 2\n", "    br label 2\n    %v40: i64 = add i64 %v6, %v6\n"),
+    ("    br label 2\n", "    br label %b2\n"),
+    ("ret i64 %v21", "ret i64\n    %v21"),
+    ("ret i64 %v21", "ret i32 %v21"),
+    ("ret i64 %v21", "ret i64"),
+    ("ret i64 %v21", "ret void"),
+    ("ret i64 %v21", "ret i64 // %v21"),
+    ("  loop:\n", "  loop :\n"),
+    ("  loop:\n", "  entry:\n"),
+    ("  loop:\n", "  %v40:\n"),
+    ("  loop:\n", "  ret:\n"),
+    ("  loop:\n", "  tên_biến:\n"),
+    ("  exit:\n", "  exit:\n  exit2:\n"),
+    ("  entry:\n    %v6", "  entry:\n  first:\n    %v6"),
+    ("  entry:\n    %v6", "    %v6"),
+    ("fn @lines(a: i64, b: i64, c: i32)", "fn @lines(a: i64, a: i64, c: i32)"),
+    ("fn @lines(a: i64, b: i64, c: i32)", "fn @lines(a: i64, b: i64, c: i32, d: bool)"),
+    ("fn @lines(a: i64, b: i64, c: i32)", "fn @lines(a: i64, b: i64, c: ptr<i32>)"),
+    ("fn @lines(a: i64, b: i64, c: i32)", "fn @lines(a: i64, b: i64, c: i32 )"),
+    ("fn @lines(a: i64, b: i64, c: i32)", "fn @lines(a: i64, b: i64, c:i32)"),
+    ("fn @lines(a: i64, b: i64, c: i32)", "fn @lines()"),
+    ("fn @lines(a: i64, b: i64, c: i32)", "fn @(a: i64, b: i64, c: i32)"),
+    ("fn @lines(a: i64, b: i64, c: i32)", "fn @f1 \"lines\"(a: i64, b: i64, c: i32)"),
+    ("-> i64, id @f1 {", "-> i32, id @f1 {"),
+    ("-> i64, id @f1 {", "-> i64, id @f7 {"),
+    ("-> i64, id @f1 {", "-> i64, id @f1{"),
+    ("-> i64, id @f1 {", "-> i64, entry %b1 {"),
+    ("declare @f1 \"lines\": whale (i64, i64, i32)", "declare @f1 \"lines\": whale (i64, i64, i32, ...)"),
+    ("declare @f1 \"lines\"", "declare @f1 \"li\\tnes\""),
+    ("declare @f1 \"lines\"", "declare @f1 \"li\tnes\""),
+    ("declare @f1 \"lines\"", "declare @f0 \"lines\""),
+    ("declare @f1 \"lines\"", "declare @f99999999999 \"lines\""),
+    ("declare @f1 \"lines\"", "declare @f1 lines"),
+    ("whale (i64, i64, i32) -> i64", "whale (i64, i64, i32) -> void"),
+    ("whale (i64, i64, i32) -> i64", "sysv64 (i64, i64, i32) -> i64"),
+    ("whale (i64, i64, i32) -> i64", "whale (i64,i64, i32) -> i64"),
+    ("whale (i64, i64, i32) -> i64", "whale (i64, i64, i32) -> i64 -> i64"),
+    ("whale (i64, i64) -> i64", "whale (i64, i64, i32) -> i64"),
+    ("linkage external, link_name \"ext\"", "linkage external\n  , link_name \"ext\""),
+    ("linkage external, link_name \"ext\"", "linkage external"),
+    ("linkage external, link_name \"ext\"", "linkage external, link_name ext"),
+    ("linkage internal\n  declare @f1", "linkage extern\n  declare @f1"),
+    ("linkage internal\n  declare @f1", "linkage internal,\n  declare @f1"),
+];
+
+/// Every fast-path edit, in format 2 and (where the edited text exists) in
+/// format 4, reads the same with and without the fast path.
+#[test]
+fn fast_path_agrees_with_the_token_rules() {
+    let m = parse_ok(FAST_LINES);
+    assert_eq!(print_module(&m), FAST_LINES);
+    let v4 = print_module_with(&m, TextFormat::V4);
+    let v4_edits: &[(&str, &str)] = &[
+        ("%b2 \"loop\":", "%b2 \"lo\\top\":"),
+        ("%b2 \"loop\":", "%b2 \"lo\top\":"),
+        ("%b2 \"loop\":", "%b2 \"loop\" :"),
+        ("%b2 \"loop\":", "%b1 \"loop\":"),
+        ("%b2 \"loop\":", "%b9 \"loop\":"),
+        ("%b2 \"loop\":", "%b99999999999 \"loop\":"),
+        ("%b2 \"loop\":", "loop:"),
+        ("label %b2", "label 2"),
+        ("%v9: i64 = phi", "%v40: i64 = phi"),
+        ("%v3 \"a\": i64", "%v3 \"a\": i32"),
+        ("%v4 \"b\": i64", "%v3 \"b\": i64"),
+        ("%v4 \"b\": i64", "%v60 \"b\": i64"),
+        ("%v4 \"b\": i64", "%v2 \"b\": i64"),
+        ("%v5 \"c\": i32", "%v5 \"c\\u{41}\": i32"),
+        ("fn @f1 \"lines\"", "fn @f1 \"li\\\"nes\""),
+        ("entry %b1 {", "entry %b7 {"),
+        ("entry %b1 {", "id @f1 {"),
+    ];
+    for (text, edits) in [(FAST_LINES, FAST_EDITS), (v4.as_str(), v4_edits)] {
+        fast_path_agrees(text, IrLimits::default()).unwrap();
+        for &(from, to) in edits.iter().chain(FAST_EDITS) {
+            if !text.contains(from) {
+                assert!(text != FAST_LINES, "edit {from:?} does not apply");
+                continue;
+            }
+            let edited = text.replacen(from, to, 1);
+            if let Err(e) = fast_path_agrees(&edited, IrLimits::default()) {
+                panic!("edit {from:?} -> {to:?}:\n{e}");
+            }
+        }
+    }
+}
+
+/// Under every small limit (nodes, values, blocks, functions, ids, type
+/// depth, tokens) the fast path fails where the token rules do, and in the
+/// same way.
+#[test]
+fn fast_path_agrees_under_every_limit() {
+    let v4 = print_module_with(&parse_ok(FAST_LINES), TextFormat::V4);
+    let d = IrLimits::default();
+    let mut limits = Vec::new();
+    for n in 0..120 {
+        limits.push(IrLimits { max_nodes: n, ..d });
+    }
+    for n in 0..30 {
+        limits.push(IrLimits { max_values: n, ..d });
+        limits.push(IrLimits { max_id: n as u32, ..d });
+        limits.push(IrLimits { max_tokens: 10 * n, ..d });
+    }
+    for n in 0..6 {
+        limits.push(IrLimits { max_blocks: n, ..d });
+        limits.push(IrLimits { max_functions: n, ..d });
+        limits.push(IrLimits { max_type_depth: n as u32, ..d });
+    }
+    for text in [FAST_LINES, v4.as_str()] {
+        for &limits in &limits {
+            if let Err(e) = fast_path_agrees(text, limits) {
+                panic!("{limits:?}:\n{e}");
+            }
+        }
+    }
 }
 
 // ---- limits ----------------------------------------------------------------------------------

@@ -81,7 +81,7 @@ pub(crate) const NO_NUMBER: u32 = u32::MAX;
 
 /// Bytes that may appear in words: ASCII letters and digits, `_`, `.`, `$`, and
 /// every byte of a multi-byte UTF-8 sequence.
-const WORD: [bool; 256] = {
+pub(crate) const WORD: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 256 {
@@ -100,7 +100,7 @@ fn chunk8(bytes: &[u8], pos: usize) -> Option<&[u8; 8]> {
 
 /// How many of the (little-endian) bytes of `word` are leading ASCII digits.
 #[inline(always)]
-fn digit_count(word: u64) -> usize {
+pub(crate) fn digit_count(word: u64) -> usize {
     // A byte is a digit when it is 0x30..=0x39: its high nibble is 3 and adding
     // 6 to it does not carry into the high nibble.
     let high_nibble_ok = (word & 0xf0f0_f0f0_f0f0_f0f0) ^ 0x3030_3030_3030_3030;
@@ -111,13 +111,59 @@ fn digit_count(word: u64) -> usize {
 
 /// The value of the first `digits` (1..=7) ASCII digits of `word`.
 #[inline(always)]
-fn parse_digits(word: u64, digits: usize) -> u32 {
+pub(crate) fn parse_digits(word: u64, digits: usize) -> u32 {
     // Keep the digits, moved to the high end so that the low bytes are leading zeros.
     let value = (word & 0x0f0f_0f0f_0f0f_0f0f) << (8 * (8 - digits));
     let value = (value.wrapping_mul(10) + (value >> 8)) & 0x00ff_00ff_00ff_00ff;
     let value = (value.wrapping_mul(100) + (value >> 16)) & 0x0000_ffff_0000_ffff;
     let value = (value.wrapping_mul(10000) + (value >> 32)) & 0x0000_0000_ffff_ffff;
     value as u32
+}
+
+/// The end of the word whose bytes continue at `pos` in `bytes`.
+#[inline(always)]
+pub(crate) fn word_end(bytes: &[u8], mut pos: usize) -> usize {
+    while let Some(&b) = bytes.get(pos) {
+        if !WORD[b as usize] {
+            break;
+        }
+        pos += 1;
+    }
+    pos
+}
+
+/// Scans the decimal digits at `start` (then any further word bytes): the end
+/// of the word and its value, or [`NO_NUMBER`] if the word is not all digits or
+/// does not fit below `u32::MAX`.
+#[inline(always)]
+pub(crate) fn number_end(bytes: &[u8], start: usize) -> (usize, u32) {
+    if let Some(chunk) = chunk8(bytes, start) {
+        let word = u64::from_le_bytes(*chunk);
+        let digits = digit_count(word);
+        if digits < 8 {
+            let end = start + digits;
+            if digits == 0 || WORD[bytes[end] as usize] {
+                return (word_end(bytes, end), NO_NUMBER);
+            }
+            return (end, parse_digits(word, digits));
+        }
+    }
+    // Eight or more digits, or the end of the input: the plain loop.
+    let mut pos = start;
+    let mut value: u64 = 0;
+    while let Some(&b) = bytes.get(pos) {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            if WORD[b as usize] {
+                return (word_end(bytes, pos), NO_NUMBER);
+            }
+            break;
+        }
+        value = value.saturating_mul(10).saturating_add(u64::from(digit));
+        pos += 1;
+    }
+    let num = if pos == start || value >= u64::from(NO_NUMBER) { NO_NUMBER } else { value as u32 };
+    (pos, num)
 }
 
 pub(crate) struct Lexer<'a> {
@@ -160,50 +206,27 @@ impl<'a> Lexer<'a> {
 
     /// The end of the word whose bytes continue at `pos`.
     #[inline(always)]
-    fn word_end(&self, mut pos: usize) -> usize {
-        let bytes = self.bytes;
-        while let Some(&b) = bytes.get(pos) {
-            if !WORD[b as usize] {
-                break;
-            }
-            pos += 1;
-        }
-        pos
+    fn word_end(&self, pos: usize) -> usize {
+        word_end(self.bytes, pos)
     }
 
-    /// Scans the decimal digits at `start` (then any further word bytes): the
-    /// end of the word and its value, or [`NO_NUMBER`] if the word is not all
-    /// digits or does not fit below `u32::MAX`.
+    /// See [`number_end`].
     #[inline(always)]
     fn number_end(&self, start: usize) -> (usize, u32) {
-        let bytes = self.bytes;
-        if let Some(chunk) = chunk8(bytes, start) {
-            let word = u64::from_le_bytes(*chunk);
-            let digits = digit_count(word);
-            if digits < 8 {
-                let end = start + digits;
-                if digits == 0 || WORD[bytes[end] as usize] {
-                    return (self.word_end(end), NO_NUMBER);
-                }
-                return (end, parse_digits(word, digits));
-            }
-        }
-        // Eight or more digits, or the end of the input: the plain loop.
-        let mut pos = start;
-        let mut value: u64 = 0;
-        while let Some(&b) = bytes.get(pos) {
-            let digit = b.wrapping_sub(b'0');
-            if digit > 9 {
-                if WORD[b as usize] {
-                    return (self.word_end(pos), NO_NUMBER);
-                }
-                break;
-            }
-            value = value.saturating_mul(10).saturating_add(u64::from(digit));
-            pos += 1;
-        }
-        let num = if pos == start || value >= u64::from(NO_NUMBER) { NO_NUMBER } else { value as u32 };
-        (pos, num)
+        number_end(self.bytes, start)
+    }
+
+    /// Continues lexing at byte `pos` (a token boundary: the end of a token the
+    /// parser read past the lexer, see `fast.rs`).
+    #[inline]
+    pub fn seek(&mut self, pos: usize) {
+        self.pos = pos;
+    }
+
+    /// Whether tokens are counted against a limit (then every token must come
+    /// from this lexer).
+    pub fn counts_tokens(&self) -> bool {
+        self.count_tokens
     }
 
     /// The next token: `Eof` at the end, `Error` after a lexical error (both

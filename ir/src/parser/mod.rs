@@ -10,9 +10,11 @@
 //! our format 2 and in format 4, not in format 3). The lexer (`lexer.rs`) walks bytes and hands out
 //! `(kind, span)` tokens; the parser (`parser.rs`) is recursive descent with one
 //! token of lookahead that fills the module's tables directly, then runs the
-//! full verifier. Every limit of [`IrLimits`] is checked before the allocation
-//! or recursion it guards, so no input can crash the reader. `docs/text-format.md`
-//! gives the grammar.
+//! full verifier. A fast path (`fast.rs`) reads lines spelled exactly as the
+//! printer writes them straight from the bytes and leaves everything else to
+//! the token rules, with the same results and errors. Every limit of
+//! [`IrLimits`] is checked before the allocation or recursion it guards, so no
+//! input can crash the reader. `docs/text-format.md` gives the grammar.
 
 mod error;
 mod lexer;
@@ -56,5 +58,14 @@ pub fn parse_module(text: &str) -> Result<Module, ParseError> {
 /// does not verify is a [`ParseErrorKind::Verification`] error located at the
 /// offending item.
 pub fn parse_module_with_limits(text: &str, limits: IrLimits) -> Result<Module, ParseError> {
-    parser::parse(text, limits)
+    parser::parse(text, limits, true)
+}
+
+/// [`parse_module_with_limits`] without the reader's fast path for printed
+/// instruction lines: every token goes through the general grammar rules. The
+/// two must agree on every input (results and errors); this is the reference
+/// the tests compare against. Not part of the supported API.
+#[doc(hidden)]
+pub fn parse_module_reference(text: &str, limits: IrLimits) -> Result<Module, ParseError> {
+    parser::parse(text, limits, false)
 }

@@ -25,6 +25,13 @@
 //! declaration and global, so that a [`VerifyError`] found after parsing is
 //! reported at the text it concerns; instruction offsets are recorded by a
 //! second read, only when the error is at an instruction.
+//!
+//! Lines spelled exactly as the printer writes them are read by the fast path
+//! of `fast.rs`, which builds the same tables as the rules here (or leaves the
+//! line to them).
+
+#[path = "fast.rs"]
+mod fast;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -56,16 +63,17 @@ pub(crate) fn fail<T>(at: usize, kind: ParseErrorKind) -> PResult<T> {
     Err(Box::new(ParseError { location: SourceLocation { byte_offset: at, line: 0, column: 0 }, kind }))
 }
 
-/// Reads and verifies `src`.
-pub(crate) fn parse(src: &str, limits: IrLimits) -> Result<Module, ParseError> {
-    parse_unlocated(src, limits).map_err(|error| {
+/// Reads and verifies `src`; `fast` enables the fast path for printed
+/// instruction lines (`fast.rs`), which changes nothing but speed.
+pub(crate) fn parse(src: &str, limits: IrLimits, fast: bool) -> Result<Module, ParseError> {
+    parse_unlocated(src, limits, fast).map_err(|error| {
         let mut error = *error;
         error.location = SourceLocation::of_offset(src, error.location.byte_offset);
         error
     })
 }
 
-fn parse_unlocated(src: &str, limits: IrLimits) -> PResult<Module> {
+fn parse_unlocated(src: &str, limits: IrLimits, fast: bool) -> PResult<Module> {
     if let Err(e) = limits.validate() {
         return fail(0, ParseErrorKind::ResourceLimit(e));
     }
@@ -75,7 +83,7 @@ fn parse_unlocated(src: &str, limits: IrLimits) -> PResult<Module> {
         let limit = LimitError { resource: Resource::InputBytes, limit: max_bytes as u64 };
         return fail(max_bytes, ParseErrorKind::ResourceLimit(limit));
     }
-    let Parser { mut m, map, .. } = read(src, limits, false)?;
+    let Parser { mut m, map, .. } = read(src, limits, fast, false)?;
     m.insts.shrink_to_fit();
     m.inst_results.shrink_to_fit();
     m.value_types.shrink_to_fit();
@@ -87,7 +95,7 @@ fn parse_unlocated(src: &str, limits: IrLimits) -> PResult<Module> {
         // at an instruction, read the text again, recording them. Reading is
         // deterministic, so the instruction ids are the same.
         let map = match error.inst() {
-            Some(_) => read(src, limits, true)?.map,
+            Some(_) => read(src, limits, fast, true)?.map,
             None => map,
         };
         let at = map.locate(&m, &error);
@@ -98,8 +106,10 @@ fn parse_unlocated(src: &str, limits: IrLimits) -> PResult<Module> {
 
 /// Reads `src` (without verifying it); `record_insts` keeps the offset of
 /// every instruction in the source map.
-fn read(src: &str, limits: IrLimits, record_insts: bool) -> PResult<Parser<'_>> {
+fn read(src: &str, limits: IrLimits, fast: bool, record_insts: bool) -> PResult<Parser<'_>> {
     let mut p = Parser::new(src, limits)?;
+    // Counted tokens must all come from the lexer.
+    p.fast = fast && !p.lexer.counts_tokens();
     p.record_insts = record_insts;
     // A printed instruction takes 40 to 50 bytes. Reserving one per 32 bytes of
     // input (never from numbers in it) avoids regrowth copies; capacity never
@@ -183,6 +193,7 @@ impl SourceMap {
 }
 
 /// A restated type checked once the value it restates is defined.
+#[derive(Clone, Copy)]
 enum Pending {
     /// `T %v`: `%v` must have type `T`.
     Operand { value: ValueId, ty: TypeId, at: u32 },
@@ -191,6 +202,7 @@ enum Pending {
 }
 
 /// `call CONV R @fK`, checked against the declaration at the end of the module.
+#[derive(Clone, Copy)]
 struct PendingCall {
     callee: FunctionId,
     conv: CallingConvention,
@@ -280,6 +292,8 @@ struct Parser<'a> {
     const_depth: u32,
     /// 2, 3 or 4.
     format: u32,
+    /// Whether the body loop tries the fast path first.
+    fast: bool,
     m: Module,
     map: SourceMap,
     /// Which function defined each value.
@@ -306,6 +320,17 @@ struct Parser<'a> {
     // Scratch.
     list: Vec<u32>,
     type_stack: Vec<TypeId>,
+    /// The fast path's parameters: name span, value, type, offset.
+    fast_params: Vec<(u32, u32, u32, TypeId, u32)>,
+    /// The fast path's recently interned short names, by word key.
+    name_cache: [Option<(u64, StrId)>; fast::NAME_CACHE],
+    /// The fast path's last declared signature: convention, result, id, and
+    /// its parameters.
+    last_signature: Option<(CallingConvention, TypeId, SigId)>,
+    last_params: Vec<TypeId>,
+    /// Lines the fast path read (declarations, headers, labels, instructions).
+    #[cfg(test)]
+    fast_reads: usize,
     text: String,
 }
 
@@ -420,7 +445,7 @@ fn opcode(text: &[u8]) -> Option<Opcode> {
 }
 
 /// Why a word is not a literal of a type (see [`literal_value`]).
-enum LiteralError {
+pub(super) enum LiteralError {
     NotBool,
     NotInteger,
     OutOfRange,
@@ -428,8 +453,9 @@ enum LiteralError {
     NoLiteral,
 }
 
-/// The literal `text` of scalar type `ty` (the rule behind [`Parser::literal`]).
-fn literal_value(ty: TypeId, text: &str) -> Result<ConstValue, LiteralError> {
+/// The literal `text` of scalar type `ty` (the rule behind [`Parser::literal`],
+/// shared with the fast path).
+pub(super) fn literal_value(ty: TypeId, text: &str) -> Result<ConstValue, LiteralError> {
     if ty == TypeId::BOOL {
         return match text {
             "true" => Ok(ConstValue::Bool(true)),
@@ -487,6 +513,7 @@ impl<'a> Parser<'a> {
             type_depth: 0,
             const_depth: 0,
             format: 2,
+            fast: false,
             m: Module::empty(String::new(), DataLayout::default_64bit_le()),
             map: SourceMap::default(),
             owners: Owners::default(),
@@ -506,6 +533,12 @@ impl<'a> Parser<'a> {
             pending_calls: Vec::new(),
             list: Vec::new(),
             type_stack: Vec::new(),
+            fast_params: Vec::new(),
+            name_cache: [None; fast::NAME_CACHE],
+            last_signature: None,
+            last_params: Vec::new(),
+            #[cfg(test)]
+            fast_reads: 0,
             text: String::new(),
         })
     }
@@ -1094,7 +1127,11 @@ impl<'a> Parser<'a> {
             if self.tok.kind == Word {
                 match self.text(self.tok) {
                     "global" => self.global()?,
-                    "declare" => self.declaration()?,
+                    "declare" => {
+                        if !self.fast_declaration() {
+                            self.declaration()?;
+                        }
+                    }
                     "fn" => self.function()?,
                     _ => return self.unexpected("`global`, `declare`, `fn` or `}`"),
                 }
@@ -1194,7 +1231,10 @@ impl<'a> Parser<'a> {
     // ---- functions --------------------------------------------------------------------------
 
     fn function(&mut self) -> PResult<()> {
-        let (order_start, param_count) = self.function_header()?;
+        let (order_start, param_count) = match self.fast_function_header() {
+            Some(header) => header,
+            None => self.function_header()?,
+        };
         self.body()?;
         self.expect(TokenKind::RBrace, "`}` closing the function")?;
         let block_count = self.m.block_order.len() as u32 - order_start;
@@ -1316,7 +1356,11 @@ impl<'a> Parser<'a> {
         self.current_block = None;
         self.terminated = false;
         loop {
-            match self.tok.kind {
+            let kind = self.tok.kind;
+            if self.fast && matches!(kind, ValueRef | BlockRef | Word) && self.fast_run() {
+                continue;
+            }
+            match kind {
                 RBrace => break,
                 ValueRef => self.instruction_with_result()?,
                 BlockRef if self.format >= 3 => self.label_explicit()?,
