@@ -69,3 +69,23 @@ pub fn parse_module_with_limits(text: &str, limits: IrLimits) -> Result<Module, 
 pub fn parse_module_reference(text: &str, limits: IrLimits) -> Result<Module, ParseError> {
     parser::parse(text, limits, false)
 }
+
+/// Runs the lexer alone over `text` and counts its tokens (for the tokenizer
+/// benchmark; not part of the supported API). A lexical error is returned
+/// located like a parse error.
+#[doc(hidden)]
+pub fn tokenize_count(text: &str) -> Result<usize, ParseError> {
+    let mut lexer = lexer::Lexer::new(text, u64::MAX);
+    let mut count = 0;
+    loop {
+        match lexer.next_token().kind {
+            lexer::TokenKind::Eof => return Ok(count),
+            lexer::TokenKind::Error => {
+                let mut error = *lexer.take_error();
+                error.location = SourceLocation::of_offset(text, error.location.byte_offset);
+                return Err(error);
+            }
+            _ => count += 1,
+        }
+    }
+}
