@@ -45,7 +45,7 @@ enum Fr2eCommand {
 enum IrCommand {
     /// Lower an AST JSON (format 2) program to IR at O0 and print it.
     Lower(LowerArgs),
-    /// Verify a module (AST JSON or IR text) and report the first error.
+    /// Verify a module (AST JSON, IR text or FR2E) and report the first error.
     Verify(VerifyArgs),
     /// Verify a module and print it as IR text.
     Print(PrintArgs),
@@ -103,14 +103,14 @@ struct DumpArgs {
 /// Arguments of `whale ir verify`.
 #[derive(Args, Debug)]
 struct VerifyArgs {
-    /// Input file (AST JSON or IR text), or `-` for standard input.
+    /// Input file (AST JSON, IR text or FR2E), or `-` for standard input.
     input: PathBuf,
 }
 
 /// Arguments of `whale ir print`.
 #[derive(Args, Debug)]
 struct PrintArgs {
-    /// Input file (AST JSON or IR text), or `-` for standard input.
+    /// Input file (AST JSON, IR text or FR2E), or `-` for standard input.
     input: PathBuf,
     /// Write the IR to this file (atomically) instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
@@ -123,7 +123,7 @@ struct PrintArgs {
 /// Arguments of `whale ir run`.
 #[derive(Args, Debug)]
 struct RunArgs {
-    /// Input file (AST JSON or IR text), or `-` for standard input.
+    /// Input file (AST JSON, IR text or FR2E), or `-` for standard input.
     input: PathBuf,
     /// The function to run: `@fN` or its name.
     #[arg(long, value_name = "@fN|NAME")]
