@@ -98,6 +98,7 @@ pub fn read_module_with_limits(bytes: &[u8], limits: &ReadLimits) -> Result<Modu
         limits: *limits,
         asm: ModuleAssembler::new(&target, layout, max_id),
         signatures: FxHashMap::default(),
+        function_signatures: FxHashMap::default(),
         simple: FxHashMap::default(),
         depth: Vec::new(),
         structs: Vec::new(),
@@ -420,6 +421,8 @@ struct Lift<'a> {
     asm: ModuleAssembler,
     /// Type of each signature text.
     signatures: FxHashMap<&'a [u8], TypeId>,
+    /// Signature of each function signature text.
+    function_signatures: FxHashMap<&'a [u8], SigId>,
     /// Type of each simple Type ID `(level, base)`.
     simple: FxHashMap<(u8, u8), TypeId>,
     /// Nesting depth of each type read so far, by TypeId (scalars 0).
@@ -516,10 +519,15 @@ impl<'a> Lift<'a> {
             .map_err(|e| Error::lift(LiftErrorKind::Signature(e), at))
     }
 
-    /// A function signature text `[Ucc.NAME;](params)ret` (an FN entry's `s`).
+    /// A function signature text `[Ucc.NAME;](params)ret` (an FN entry's `s`), cached by text.
     fn function_signature(&mut self, bytes: &'a [u8], at: u64) -> Result<SigId, Error> {
-        let sig = self.parse_signature(bytes, at)?;
-        self.convert_function(&sig, self.limits.ir.max_type_depth, at)
+        if let Some(&sig) = self.function_signatures.get(bytes) {
+            return Ok(sig);
+        }
+        let parsed = self.parse_signature(bytes, at)?;
+        let sig = self.convert_function(&parsed, self.limits.ir.max_type_depth, at)?;
+        self.function_signatures.insert(bytes, sig);
+        Ok(sig)
     }
 
     fn convert(&mut self, sig: &Signature, budget: u32, at: u64) -> Result<TypeId, Error> {
@@ -947,6 +955,12 @@ impl<'a> Lift<'a> {
         let sig_at = r.offset();
         let sig = string_tag(r, self.strings)?.unwrap_or_default();
         let ty_id = self.signature_type(sig, sig_at)?;
+        // Constant expressions compute scalars (literals, globals and local constants are scalar in valid IR);
+        // refusing other types also keeps each node's `Type` small, whatever the image repeats.
+        if !ty_id.is_scalar() {
+            let what = "constant expressions have scalar types";
+            return Err(Error::lift(LiftErrorKind::Invalid(what), sig_at));
+        }
         let ty = self.asm.types().to_type(ty_id);
         let kind = match kind {
             expr_kind::LITERAL => {
