@@ -1097,3 +1097,40 @@ fn profile_violations_are_reported() {
     let kind = lift_kind(read_edited(&m, |i| i.vops.vops[3] = i.vops.vops[0]));
     assert!(matches!(kind, K::Invalid(_) | K::DuplicateLabel { .. }), "{kind:?}");
 }
+
+/// `fn answer() -> i32 { ret 42 }`, byte for byte: the canonical writer's choices of A2-A14 and C2-C7 in one image.
+#[test]
+fn smallest_function_exact_bytes() {
+    let mut mb = ModuleBuilder::new("x86_64-whale-linux", DataLayout::default_64bit_le());
+    let mut f = mb.begin_function("answer", vec![], Type::I32);
+    let answer = f.const_i32(42);
+    f.ret(Some(answer));
+    f.finish();
+    let module = mb.finish();
+    #[rustfmt::skip]
+    let expected: &[u8] = &[
+        0x2e, 0x02, 0x00, 0x00, b'F', b'R', b'2', b'E',         // root, 139 bytes (A3)
+        0x72, 0x00, 0x00, 0x00, b's', b't', b'r', b's', 0x00,   // strs: the empty string first (A5.2)
+        b'x', b'8', b'6', b'_', b'6', b'4', b'-', b'w', b'h', b'a', b'l', b'e', b'-', b'l', b'i', b'n', b'u', b'x', 0x00,
+        0x26, 0x00, 0x00, 0x00, b's', b't', b'r', b'i', 0x01,   // stri: #2 at offset 1 (B21)
+        0x56, 0x00, 0x00, 0x00, b'v', b'o', b'p', b's',
+        0x41, 0x03, 0x13,                                       // LABEL, imm label 1
+        0x1d, 0x05, 0x01, 0x02, 0x85, 0x49,                     // MOV type i, dst T0, srca int 42 (C7.1)
+        0x15, 0x0c, 0x03, 0x08,                                 // RET, type and register repeats (A13)
+        0x3a, 0x00, 0x00, 0x00, b'v', b't', b'r', b's',
+        0x00, 0x06, 0x00,                                       // trace: VOP 0, 3 VOPs
+        0x00, 0x01, 0x01,                                       // header: 1 trace from #0, GBLD #1
+        0xe2, 0x00, 0x00, 0x00, b'G', b'B', b'L', b'D',
+        0xc0, 0x00, b'F', b'N',                                 // FN, WORD+TWOCC (48 bytes)
+        0x53, b'n', 0x01, b'a', b'n', b's', b'w', b'e', b'r', 0x00,
+        0x3b, b's', 0x01, b'(', b')', b'i', 0x00,               // signature ()i
+        0x2b, b'f', 0x01, b's', 0x00,                           // internal (C2)
+        0x4b, b'R', 0x3b, b'V', 0x2b, b's', 0x01, b'i', 0x00,   // R: T0 is an i32 (C3)
+        0x1b, b't', 0x01,                                       // t: header #1
+        0x53, 0x11, 0x00, 0x01, b'e', b'n', b't', b'r', b'y', 0x00, // 0x11: %b0 "entry" (C4)
+        0x1b, 0x14, 0x04,                                       // 0x14 target: string #2
+    ];
+    assert_eq!(fr2e::write_module(&module), expected);
+    let back = fr2e::read_module(expected).unwrap();
+    assert_eq!(ir::print_module(&back), ir::print_module(&module));
+}

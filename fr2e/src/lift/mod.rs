@@ -3,7 +3,7 @@
 //! The reader walks the image's chunks itself instead of materialising the format layer's [`crate::format::Image`]:
 //! a function has one `R` variable per value and the `vops` stream one VOP per instruction, and the format model
 //! would hold 100 to 200 bytes for each. Here every variable list becomes 8 bytes per entry, and VOPs are decoded one
-//! at a time with [`VopDecoder`] straight into the module ([`body`]), so what a read allocates stays within a small
+//! at a time with [`VopDecoder`](crate::format::VopDecoder) straight into the module ([`body`]), so what a read allocates stays within a small
 //! multiple of the input: the module itself, about 30 bytes per instruction, dominates. The pieces of the format
 //! layer that do not grow with the input (string table, trace records, chunk framing, signature grammar, VOP codec)
 //! are reused as they are.
