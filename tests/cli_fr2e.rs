@@ -78,6 +78,12 @@ fn convert_round_trips_every_example() {
         assert_eq!(fs::read(&again).unwrap(), fs::read(&image).unwrap(), "{stem}");
         convert(&image, &again, &["--to", "fr2e"]);
         assert_eq!(fs::read(&again).unwrap(), fs::read(&image).unwrap(), "{stem}");
+        // The interpreter behaves the same on the image (results, traps and errors alike, file names aside).
+        let run = |input: &Path| {
+            let o = whale(&["ir", "run", s(input), "--function", "main"]);
+            (o.status.code(), stdout(&o), stderr(&o).replace(s(input), "IN"))
+        };
+        assert_eq!(run(&image), run(&json), "{stem}");
         // `ir lower --emit fr2e` writes the same image.
         let lowered = dir.path().join(format!("{stem}.lowered"));
         let o = whale(&["ir", "lower", s(&json), "--emit", "fr2e", "-o", s(&lowered)]);
