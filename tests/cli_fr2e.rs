@@ -3,28 +3,10 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
-fn whale(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_whale")).args(args).stdin(Stdio::null()).output().expect("whale runs")
-}
+mod common;
 
-fn whale_stdin(args: &[&str], input: &[u8]) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_whale"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("whale runs");
-    child.stdin.take().expect("stdin").write_all(input).expect("write stdin");
-    child.wait_with_output().expect("whale finishes")
-}
-
-fn example(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").join(name)
-}
+use common::{example, stderr, stdout, whale, whale_stdin};
 
 fn examples() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"))
@@ -34,14 +16,6 @@ fn examples() -> Vec<PathBuf> {
         .collect();
     out.sort();
     out
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 fn s(p: &Path) -> &str {

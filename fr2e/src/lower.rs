@@ -1189,31 +1189,7 @@ fn type_id_of(types: &TypeTable, ty: &Type) -> Option<TypeId> {
             let sig = (0..types.sig_count() as u32).map(SigId::from_u32).find(|&s| *types.sig(s) == key)?;
             TypeKey::FnPtr(sig)
         }
-        scalar => return scalar_type_id(scalar),
+        scalar => return scalar.scalar_type_id(),
     };
     types.lookup(&key)
-}
-
-/// The fixed id of a scalar type.
-fn scalar_type_id(ty: &Type) -> Option<TypeId> {
-    Some(match ty {
-        Type::Void => TypeId::VOID,
-        Type::Bool => TypeId::BOOL,
-        Type::I1 => TypeId::I1,
-        Type::I8 => TypeId::I8,
-        Type::I16 => TypeId::I16,
-        Type::I32 => TypeId::I32,
-        Type::I64 => TypeId::I64,
-        Type::I128 => TypeId::I128,
-        Type::U1 => TypeId::U1,
-        Type::U8 => TypeId::U8,
-        Type::U16 => TypeId::U16,
-        Type::U32 => TypeId::U32,
-        Type::U64 => TypeId::U64,
-        Type::U128 => TypeId::U128,
-        Type::F16 => TypeId::F16,
-        Type::F32 => TypeId::F32,
-        Type::F64 => TypeId::F64,
-        _ => return None,
-    })
 }

@@ -125,6 +125,11 @@ impl Type {
     pub fn float(bits: u32) -> Option<Type> {
         TypeId::float(bits).map(scalar_type)
     }
+    /// The fixed [`TypeId`] of a scalar type (every module interns scalars at
+    /// the same ids), or `None` for compound types.
+    pub fn scalar_type_id(&self) -> Option<TypeId> {
+        scalar_id(self)
+    }
 }
 
 /// Writes `ty` in IR spelling (`ptr<i32>`, `fnptr<whale (i32) -> i32>`, …).
