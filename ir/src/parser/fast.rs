@@ -261,6 +261,31 @@ impl<'a> Cursor<'a> {
         Some(code)
     }
 
+    /// The `len` bytes whose key is `key` (a word read before on the line and
+    /// the space after it); `None` when `len` is 0.
+    #[inline(always)]
+    fn eat_spelling(&mut self, (key, len): Spelling) -> Option<()> {
+        let word = self.chunk()?;
+        if len == 0 || low_bytes(word, len) != key {
+            return None;
+        }
+        self.at += len;
+        Some(())
+    }
+
+    /// The word of `spelling` without its space, followed by any byte up to
+    /// 0x20 (not consumed), as [`Cursor::keyword`] reads it.
+    #[inline(always)]
+    fn eat_word_of(&mut self, (key, len): Spelling) -> Option<()> {
+        let word = self.chunk()?;
+        let n = len.checked_sub(1)?;
+        if n == 0 || low_bytes(word, n) != low_bytes(key, n) || (word >> (8 * n)) as u8 > 0x20 {
+            return None;
+        }
+        self.at += n;
+        Some(())
+    }
+
     /// A whole all-digit word of at most `max`.
     #[inline(always)]
     fn number(&mut self, max: u32) -> Option<u32> {
@@ -350,6 +375,20 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// The start of the next line's text after a line that ends at `pos`: the
+/// printer's newline and indentation of an instruction, or any spaces and
+/// newlines.
+#[inline(always)]
+fn next_line(bytes: &[u8], pos: usize) -> usize {
+    if let Some(chunk) = bytes.get(pos..pos + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        if low_bytes(word, 5) == key(b"\n    ") && !matches!((word >> 40) as u8, b' ' | b'\n') {
+            return pos + 5;
+        }
+    }
+    skip_layout(bytes, pos)
+}
+
 /// The end of the spaces and newlines (the printer's layout) at `pos`.
 #[inline(always)]
 fn skip_layout(bytes: &[u8], mut pos: usize) -> usize {
@@ -370,6 +409,12 @@ fn skip_layout(bytes: &[u8], mut pos: usize) -> usize {
 /// Slots of `Parser::name_cache`.
 pub(super) const NAME_CACHE: usize = 16;
 
+/// How a type was spelled on a line: the little-endian key of its name and
+/// the space after it, and their length (0 for no spelling). A type restated
+/// on the same line is mostly spelled the same, so comparing the bytes saves
+/// a lookup; a different spelling is then read as usual.
+type Spelling = (u64, usize);
+
 /// "No result" for the operand rules (no value id is this large).
 const NO_RESULT: u32 = u32::MAX;
 
@@ -384,7 +429,7 @@ impl<'a> Parser<'a> {
             let pending = self.pending.len();
             match self.fast_line(pos) {
                 Some(end) => {
-                    pos = skip_layout(self.src.as_bytes(), end);
+                    pos = next_line(self.src.as_bytes(), end);
                     read = true;
                 }
                 None => {
@@ -430,14 +475,17 @@ impl<'a> Parser<'a> {
             return None;
         }
         c.eat(b": ")?;
+        let word = c.chunk()?;
+        let start = c.at;
         let rty = c.scalar_space()?;
+        let spelling = (low_bytes(word, c.at - start), c.at - start);
         c.eat(b"= ")?;
         let op = OPS[usize::from(c.keyword_space(&MNEMONIC_KEYS)?)];
         if op.result == ResultRule::NoValue {
             return None;
         }
         // The result type and the instruction are nodes too.
-        let (data, nodes) = self.fast_operands(&mut c, op, value, rty, 2)?;
+        let (data, nodes) = self.fast_operands(&mut c, op, value, (rty, spelling), 2)?;
         self.fast_commit(pos as u32, Some((value, rty)), data, nodes)?;
         Some(c.pos())
     }
@@ -453,7 +501,7 @@ impl<'a> Parser<'a> {
         if op.result != ResultRule::NoValue && op.op != Opcode::Call {
             return None;
         }
-        let (data, nodes) = self.fast_operands(&mut c, op, NO_RESULT, TypeId::VOID, 1)?;
+        let (data, nodes) = self.fast_operands(&mut c, op, NO_RESULT, (TypeId::VOID, (0, 0)), 1)?;
         self.fast_commit(pos as u32, None, data, nodes)?;
         Some(c.pos())
     }
@@ -497,7 +545,8 @@ impl<'a> Parser<'a> {
 
     /// The operands of `op`, after the mnemonic and its space: the record and
     /// the nodes of the instruction (`nodes` of them before the operands).
-    /// `result` is the result id (or [`NO_RESULT`]). Restated operand types
+    /// `result` is the result id (or [`NO_RESULT`]), `rty` its type and how it
+    /// was spelled. Restated operand types
     /// still unchecked go to `self.pending` (truncated again if the line is
     /// dropped); constants and operand lists are stored only once the limits
     /// are known to hold.
@@ -507,7 +556,7 @@ impl<'a> Parser<'a> {
         c: &mut Cursor<'a>,
         info: OpInfo,
         result: u32,
-        rty: TypeId,
+        (rty, spelling): (TypeId, Spelling),
         nodes: u64,
     ) -> Option<(InstData, u64)> {
         let max = self.max_id;
@@ -515,9 +564,11 @@ impl<'a> Parser<'a> {
         let has_result = result != NO_RESULT;
         Some(match info.shape {
             Shape::Binary => {
-                if info.checked || c.scalar_space()? != rty {
+                // The operand type restates the result type.
+                if info.checked {
                     return None;
                 }
+                c.eat_spelling(spelling)?;
                 let lhs = c.value(max)?;
                 c.eat(b", ")?;
                 let rhs = c.value(max)?;
@@ -530,37 +581,33 @@ impl<'a> Parser<'a> {
                     _ => &FCMP_KEYS,
                 };
                 let pred = c.keyword_space(table)?;
-                let lhs = self.fast_typed_operand(c, result, rty)?;
+                let lhs = self.fast_typed_operand(c, result, rty, (0, 0))?;
                 c.eat(b", ")?;
                 let rhs = c.value(max)?;
                 (InstData::Compare { op, pred, args: [lhs, rhs] }, nodes + 1)
             }
             Shape::Select => {
-                let cond = self.fast_typed_operand(c, result, rty)?;
+                let cond = self.fast_typed_operand(c, result, rty, (0, 0))?;
                 c.eat(b", ")?;
-                let a = self.fast_typed_operand(c, result, rty)?;
+                // The arms usually have the result type.
+                let a = self.fast_typed_operand(c, result, rty, spelling)?;
                 c.eat(b", ")?;
-                let b = self.fast_typed_operand(c, result, rty)?;
+                let b = self.fast_typed_operand(c, result, rty, spelling)?;
                 (InstData::Select { cond, arms: [a, b] }, nodes + 3)
             }
             Shape::Cast => {
-                let arg = self.fast_typed_operand(c, result, rty)?;
+                let arg = self.fast_typed_operand(c, result, rty, (0, 0))?;
                 c.eat(b" to ")?;
-                if c.scalar()? != rty {
-                    return None;
-                }
+                // The destination type restates the result type.
+                c.eat_word_of(spelling)?;
                 (InstData::Cast { op, arg }, nodes + 2)
             }
             Shape::Unary => {
-                if c.scalar_space()? != rty {
-                    return None;
-                }
+                c.eat_spelling(spelling)?;
                 (InstData::Unary { op, arg: c.value(max)? }, nodes + 1)
             }
             Shape::Const => {
-                if c.scalar_space()? != rty {
-                    return None;
-                }
+                c.eat_spelling(spelling)?;
                 let start = c.pos();
                 // The lexer's word, with the `-` of a negative literal.
                 let _ = c.eat(b"-");
@@ -636,7 +683,7 @@ impl<'a> Parser<'a> {
                 (InstData::Br { dest: self.fast_block_ref(c)? }, nodes)
             }
             Shape::Cbr => {
-                let cond = self.fast_typed_operand(c, result, rty)?;
+                let cond = self.fast_typed_operand(c, result, rty, (0, 0))?;
                 c.eat(b", label ")?;
                 let then_block = self.fast_block_ref(c)?;
                 c.eat(b", label ")?;
@@ -659,11 +706,21 @@ impl<'a> Parser<'a> {
     }
 
     /// `T %vN`, with the restated type checked as [`Parser::check_operand`]
-    /// does (or left pending when `%vN` is not defined yet).
+    /// does (or left pending when `%vN` is not defined yet). `T` is first
+    /// compared with `likely`, a spelling of the result type `rty`.
     #[inline(always)]
-    fn fast_typed_operand(&mut self, c: &mut Cursor<'a>, result: u32, rty: TypeId) -> Option<ValueId> {
+    fn fast_typed_operand(
+        &mut self,
+        c: &mut Cursor<'a>,
+        result: u32,
+        rty: TypeId,
+        likely: Spelling,
+    ) -> Option<ValueId> {
         let at = c.pos() as u32;
-        let ty = c.scalar_space()?;
+        let ty = match c.eat_spelling(likely) {
+            Some(()) => rty,
+            None => c.scalar_space()?,
+        };
         let value = c.value(self.max_id)?;
         let i = value.index();
         if value.as_u32() == result {
