@@ -81,7 +81,7 @@ pub(crate) const NO_NUMBER: u32 = u32::MAX;
 
 /// Bytes that may appear in words: ASCII letters and digits, `_`, `.`, `$`, and
 /// every byte of a multi-byte UTF-8 sequence.
-pub(crate) const WORD: [bool; 256] = {
+pub(crate) static WORD: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 256 {

@@ -80,12 +80,16 @@ pub fn tokenize_count(text: &str) -> Result<usize, ParseError> {
     loop {
         match lexer.next_token().kind {
             lexer::TokenKind::Eof => return Ok(count),
-            lexer::TokenKind::Error => {
-                let mut error = *lexer.take_error();
-                error.location = SourceLocation::of_offset(text, error.location.byte_offset);
-                return Err(error);
-            }
+            lexer::TokenKind::Error => return Err(located(text, *lexer.take_error())),
             _ => count += 1,
         }
     }
+}
+
+/// `error` with its line and column in `text` (kept out of the lexer's loop).
+#[cold]
+#[inline(never)]
+fn located(text: &str, mut error: ParseError) -> ParseError {
+    error.location = SourceLocation::of_offset(text, error.location.byte_offset);
+    error
 }
