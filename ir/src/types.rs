@@ -555,6 +555,12 @@ impl TypeTable {
     /// Whether a value of this type can be stored, moved, selected or phi'd:
     /// everything but `void`, aggregates only when all members are.
     pub fn is_storable(&self, id: TypeId) -> bool {
+        if id.is_scalar() {
+            return id != TypeId::VOID;
+        }
+        if let Some(TypeKey::Ptr(_) | TypeKey::FnPtr(_)) = self.get(id) {
+            return true;
+        }
         // Walked with an explicit stack: type nesting depth is input-controlled.
         let mut stack = vec![id];
         while let Some(t) = stack.pop() {
