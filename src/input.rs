@@ -83,7 +83,10 @@ fn lower_json(text: &str, target: &str) -> Result<Module, CliError> {
 
 #[cfg(not(feature = "socket-cli"))]
 fn lower_json(_text: &str, _target: &str) -> Result<Module, CliError> {
-    Err(crate::commands::missing_socket_feature("ir lower"))
+    Err(CliError::MissingFeature(vec![
+        "Error: AST JSON input requires feature 'socket-cli'.".to_string(),
+        "Build/run with: cargo run -p whale --features socket-cli -- ir ...".to_string(),
+    ]))
 }
 
 /// Reads IR text (formats 2, 3 and 4); errors render as `FILE:LINE:COL: message`

@@ -8,6 +8,7 @@
 
 mod cli_error;
 mod commands;
+#[cfg(feature = "socket-cli")]
 mod diagnostics;
 mod input;
 mod io;
