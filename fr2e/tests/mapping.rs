@@ -196,24 +196,7 @@ fn module() -> impl Strategy<Value = ModuleRecipe> {
 
 // ---- building -----------------------------------------------------------------------------------------------------
 
-const SCALARS: [Type; 16] = [
-    Type::Bool,
-    Type::I1,
-    Type::I8,
-    Type::I16,
-    Type::I32,
-    Type::I64,
-    Type::I128,
-    Type::U1,
-    Type::U8,
-    Type::U16,
-    Type::U32,
-    Type::U64,
-    Type::U128,
-    Type::F16,
-    Type::F32,
-    Type::F64,
-];
+const SCALARS: [Type; 16] = Type::VALUE_SCALARS;
 const INTS: [Type; 12] = [
     Type::I1,
     Type::I8,

@@ -105,6 +105,26 @@ impl FunctionSignature {
 }
 
 impl Type {
+    /// Every scalar value type (all but `void`), in the fixed interning order.
+    pub const VALUE_SCALARS: [Type; 16] = [
+        Type::Bool,
+        Type::I1,
+        Type::I8,
+        Type::I16,
+        Type::I32,
+        Type::I64,
+        Type::I128,
+        Type::U1,
+        Type::U8,
+        Type::U16,
+        Type::U32,
+        Type::U64,
+        Type::U128,
+        Type::F16,
+        Type::F32,
+        Type::F64,
+    ];
+
     /// `ptr<pointee>`.
     pub fn ptr(pointee: Type) -> Type {
         Type::Ptr(Box::new(pointee))

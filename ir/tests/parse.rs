@@ -184,24 +184,7 @@ fn name(sel: u8) -> &'static str {
 }
 
 fn scalar(sel: u8) -> Type {
-    const ALL: [Type; 16] = [
-        Type::Bool,
-        Type::I1,
-        Type::I8,
-        Type::I16,
-        Type::I32,
-        Type::I64,
-        Type::I128,
-        Type::U1,
-        Type::U8,
-        Type::U16,
-        Type::U32,
-        Type::U64,
-        Type::U128,
-        Type::F16,
-        Type::F32,
-        Type::F64,
-    ];
+    const ALL: [Type; 16] = Type::VALUE_SCALARS;
     ALL[usize::from(sel) % ALL.len()].clone()
 }
 
