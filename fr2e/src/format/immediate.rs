@@ -6,6 +6,7 @@
 //! registers and labels in the pools of their [`VopStream`](super::vop::VopStream), so a VOP stays a fixed-size,
 //! allocation-free value. Decoding and encoding happen in the VOP codec, which owns the MTF lists (A13).
 
+use super::mtf::{fold_key, MtfItem};
 use super::vli::{deinterleave_wide, interleave_wide};
 
 /// A logical immediate.
@@ -24,6 +25,21 @@ pub enum Immediate {
     JumpTable { base: i64, start: u32, len: u32 },
     /// Tag 7: a structure field: LITD index `literal`, field `field`.
     Field { literal: u64, field: u64 },
+}
+
+impl MtfItem for Immediate {
+    #[inline]
+    fn key(&self) -> u32 {
+        let (kind, payload) = match *self {
+            Immediate::Int(v) => (0, v as u64),
+            Immediate::Label(l) => (1, u64::from(l)),
+            Immediate::String(i) => (2, u64::from(i)),
+            Immediate::ArgList { start, len } => (3, u64::from(start) | u64::from(len) << 32),
+            Immediate::JumpTable { base, start, len } => (4, base as u64 ^ u64::from(start) ^ u64::from(len) << 32),
+            Immediate::Field { literal, field } => (5, literal ^ field.rotate_left(29)),
+        };
+        fold_key(payload) ^ (kind as u32) << 29
+    }
 }
 
 impl Immediate {

@@ -9,6 +9,7 @@
 
 use super::error::{ErrorKind, FormatError, WriteError};
 use super::limits::{INT_CONSTANT_PAYLOAD_LIMIT, LONG_CONSTANT_PAYLOAD_LIMIT, SUBTYPE_CONSTANT_PAYLOAD_LIMIT};
+use super::mtf::{fold_key, MtfItem};
 use super::reader::Reader;
 use super::strings::{check_index, StringTable};
 use super::vli::{deinterleave, fold, interleave, unfold, write_svli, write_uvli64};
@@ -186,6 +187,32 @@ impl RegisterWord {
     }
 }
 
+impl MtfItem for Register {
+    #[inline]
+    fn key(&self) -> u32 {
+        let (kind, payload) = match *self {
+            Register::Temporary { base, seq } => (0, u64::from(base) | u64::from(seq) << 32),
+            Register::Arg { base, seq } => (1, u64::from(base) | u64::from(seq) << 32),
+            Register::Local { base, seq } => (2, u64::from(base) | u64::from(seq) << 32),
+            Register::Global(i) => (3, i),
+            Register::Literal(i) => (4, i),
+            Register::Int(v) => (5, v as u64),
+            Register::String(i) => (6, i),
+            Register::GlobalAddress(i) => (7, i),
+            Register::Subtyped { subtype, value } => (8 + subtype as u64, value as u64),
+            Register::Long(v) => (24, v as u64),
+            Register::WideString(i) => (25, i),
+            Register::This { field, levels } => (26, u64::from(field) | u64::from(levels) << 32),
+            Register::RawLong(v) => (27, v as u64),
+            Register::RawDouble(bits) => (28, bits),
+            Register::RawInt128 { low, high } => (29, (low ^ high.rotate_left(17)) as u64),
+            Register::RawFloat128 { low, high } => (30, (low ^ high.rotate_left(17)) as u64),
+        };
+        // The kind in the top bits keeps small numbers of different kinds apart.
+        fold_key(payload) ^ (kind as u32) << 27
+    }
+}
+
 impl Register {
     /// Reads a context-free register ID (outside `vops`): the repeat tag is an error there (A10.4, B30).
     pub fn read_context_free(r: &mut Reader<'_>, strings: &StringTable) -> Result<Register, FormatError> {
@@ -199,6 +226,14 @@ impl Register {
     /// Appends the register's own form (never a repeat), checking every payload limit of A10.2-A10.3 and string
     /// indices against `strings`.
     pub fn write(&self, out: &mut Vec<u8>, strings: &StringTable) -> Result<(), WriteError> {
+        // The common case first: an unversioned temporary or argument, `interleave(0, base) << 3 | tag`.
+        if let Register::Temporary { base, seq: 0 } | Register::Arg { base, seq: 0 } = *self {
+            if base < 1 << 31 {
+                let tag = if matches!(self, Register::Temporary { .. }) { 2 } else { 4 };
+                write_uvli64(out, interleave(0, base) << 3 | tag);
+                return Ok(());
+            }
+        }
         let range = |what: &'static str, value: i128| WriteError::OutOfRange { what, value };
         let below = |what: &'static str, value: u64, limit: u64| {
             if value < limit {

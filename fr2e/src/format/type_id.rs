@@ -9,6 +9,7 @@
 
 use super::error::{ErrorKind, FormatError, WriteError};
 use super::limits::MAX_SIMPLE_TYPE_LEVEL;
+use super::mtf::MtfItem;
 use super::reader::Reader;
 use super::strings::StringTable;
 use super::vli::write_uvli32;
@@ -55,15 +56,44 @@ pub fn simple_base_signature(code: u8) -> Option<&'static str> {
     SIMPLE_BASES.get(usize::from(code)).copied().flatten()
 }
 
+/// Base code + 1 of each one-letter simple base, by letter; 0 for letters that are not one.
+const LETTER_CODES: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut code = 0;
+    while code < SIMPLE_BASES.len() {
+        if let Some(s) = SIMPLE_BASES[code] {
+            if s.len() == 1 {
+                table[s.as_bytes()[0] as usize] = code as u8 + 1;
+            }
+        }
+        code += 1;
+    }
+    table
+};
+
 /// The simple form `(level, base)` of a signature text, if it has one: up to 15 `P`s and a base letter.
+#[inline]
 pub fn simple_form(text: &[u8]) -> Option<(u8, u8)> {
     let level = text.iter().take_while(|&&b| b == b'P').count();
     if level > usize::from(MAX_SIMPLE_TYPE_LEVEL) {
         return None;
     }
-    let base = &text[level..];
-    let code = SIMPLE_BASES.iter().position(|s| s.is_some_and(|s| s.as_bytes() == base))?;
-    Some((level as u8, code as u8))
+    let code = match &text[level..] {
+        &[letter] => LETTER_CODES.get(usize::from(letter)).copied().filter(|&c| c != 0)? - 1,
+        b"Dz" => 0x16,
+        _ => return None,
+    };
+    Some((level as u8, code))
+}
+
+impl MtfItem for VopType {
+    #[inline]
+    fn key(&self) -> u32 {
+        match *self {
+            VopType::Simple { level, base } => (u32::from(level) << 8 | u32::from(base)) << 1 | 1,
+            VopType::Signature(i) => i << 1,
+        }
+    }
 }
 
 impl VopType {

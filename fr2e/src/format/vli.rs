@@ -106,7 +106,6 @@ pub fn write_uvli64(out: &mut Vec<u8>, value: u64) {
     }
 }
 
-#[cold]
 fn write_uvli64_slow(out: &mut Vec<u8>, value: u64) {
     let bytes = uvli64_len(value);
     if bytes == 9 {
@@ -114,11 +113,13 @@ fn write_uvli64_slow(out: &mut Vec<u8>, value: u64) {
         out.extend_from_slice(&value.to_be_bytes());
         return;
     }
-    let be = value.to_be_bytes();
+    // `bytes - 1` leading ones, then a zero (A4.1), above the value's big-endian bytes; appending a fixed eight bytes
+    // and cutting the unused ones is cheaper than a variable-length copy.
+    let marker = u64::from((0xFF00u16 >> (bytes - 1)) as u8) << (8 * (bytes - 1));
+    let word = (value | marker) << (8 * (8 - bytes));
     let at = out.len();
-    out.extend_from_slice(&be[8 - bytes..]);
-    // `bytes - 1` leading ones, then a zero (A4.1).
-    out[at] |= (0xFF00u16 >> (bytes - 1)) as u8;
+    out.extend_from_slice(&word.to_be_bytes());
+    out.truncate(at + bytes);
 }
 
 /// Number of bytes of the shortest UVLI64 form of `value`.

@@ -12,7 +12,7 @@
 use super::error::{ErrorKind, FormatError, WriteError};
 use super::immediate::{field_interleaved, field_split, Immediate};
 use super::limits::VOP_MASK_BITS;
-use super::mtf::Mtf;
+use super::mtf::{Mtf, SearchMtf};
 use super::reader::Reader;
 use super::register::{Register, RegisterWord};
 use super::strings::{check_index, StringTable};
@@ -228,9 +228,10 @@ impl Vop {
     /// The canonical effective mask: presence bits, and the opn/opr form of A8.3 (opr 0 gives `01`, an interleave
     /// below 128 gives `10`, anything else `11`; B46).
     pub fn mask(&self) -> u32 {
+        // interleave(opn, opr) < 128 exactly when opn fits its 3 odd bits and opr its 4 even bits.
         let form = if self.opr == 0 {
             MASK_OPN
-        } else if interleave(self.opn, self.opr) < 128 {
+        } else if self.opn < 8 && self.opr < 16 {
             MASK_OPR
         } else {
             MASK_OPN | MASK_OPR
@@ -537,10 +538,10 @@ impl From<WriteError> for EncodeError {
 pub struct VopEncoder<'s> {
     out: Vec<u8>,
     strings: &'s StringTable,
-    masks: Mtf<u32>,
-    types: Mtf<VopType>,
-    registers: Mtf<Register>,
-    immediates: Mtf<Immediate>,
+    masks: SearchMtf<u32>,
+    types: SearchMtf<VopType>,
+    registers: SearchMtf<Register>,
+    immediates: SearchMtf<Immediate>,
 }
 
 impl<'s> VopEncoder<'s> {
@@ -549,10 +550,10 @@ impl<'s> VopEncoder<'s> {
         Self {
             out,
             strings,
-            masks: Mtf::new(0),
-            types: Mtf::new(VopType::Signature(0)),
-            registers: Mtf::new(Register::Int(0)),
-            immediates: Mtf::new(Immediate::Int(0)),
+            masks: SearchMtf::new(0),
+            types: SearchMtf::new(VopType::Signature(0)),
+            registers: SearchMtf::new(Register::Int(0)),
+            immediates: SearchMtf::new(Immediate::Int(0)),
         }
     }
 
@@ -567,15 +568,9 @@ impl<'s> VopEncoder<'s> {
             return Err(EncodeError::Vop("opcode number 0 is reserved"));
         }
         let mask = vop.mask();
-        match self.masks.position(&mask) {
-            Some(i) => {
-                self.masks.repeat(i);
-                write_uvli32(&mut self.out, (i as u32) << 2);
-            }
-            None => {
-                self.masks.push(mask);
-                write_uvli32(&mut self.out, mask);
-            }
+        match self.masks.find_or_push(&mask) {
+            Some(i) => write_uvli32(&mut self.out, (i as u32) << 2),
+            None => write_uvli32(&mut self.out, mask),
         }
         match mask & 3 {
             1 => write_uvli32(&mut self.out, vop.opn),
@@ -589,11 +584,14 @@ impl<'s> VopEncoder<'s> {
         if let Some(prd) = vop.prd {
             write_uvli32(&mut self.out, prd);
         }
-        for ty in [vop.ty, vop.stype].into_iter().flatten() {
+        if let Some(ty) = vop.ty {
             self.ty(ty)?;
         }
-        for register in vop.registers().into_iter().flatten() {
-            self.register(&register)?;
+        if let Some(ty) = vop.stype {
+            self.ty(ty)?;
+        }
+        for register in [&vop.dst, &vop.srca, &vop.srcb, &vop.srcc, &vop.srcd].into_iter().flatten() {
+            self.register(register)?;
         }
         if let Some(imm) = &vop.imm {
             self.immediate(imm, registers, labels)?;
@@ -603,29 +601,17 @@ impl<'s> VopEncoder<'s> {
 
     fn ty(&mut self, ty: VopType) -> Result<(), EncodeError> {
         let ty = ty.normalize(self.strings);
-        match self.types.position(&ty) {
-            Some(i) => {
-                self.types.repeat(i);
-                VopType::write_repeat(&mut self.out, i);
-            }
-            None => {
-                ty.write(&mut self.out, self.strings)?;
-                self.types.push(ty);
-            }
+        match self.types.find_or_push(&ty) {
+            Some(i) => VopType::write_repeat(&mut self.out, i),
+            None => ty.write(&mut self.out, self.strings)?,
         }
         Ok(())
     }
 
     fn register(&mut self, register: &Register) -> Result<(), EncodeError> {
-        match self.registers.position(register) {
-            Some(i) => {
-                self.registers.repeat(i);
-                Register::write_repeat(&mut self.out, i);
-            }
-            None => {
-                register.write(&mut self.out, self.strings)?;
-                self.registers.push(*register);
-            }
+        match self.registers.find_or_push(register) {
+            Some(i) => Register::write_repeat(&mut self.out, i),
+            None => register.write(&mut self.out, self.strings)?,
         }
         Ok(())
     }
