@@ -245,63 +245,50 @@ impl InstData {
         )
     }
 
-    /// Calls `f` with every value operand in printed order. Phi inputs are
-    /// included (their blocks are not); `const_decl` local references are not
-    /// (they are walked by the constant-expression checker).
-    #[inline]
-    pub fn for_each_value(&self, pool: &ListPool, mut f: impl FnMut(ValueId)) {
-        match *self {
+    /// Every value operand in printed order. Phi inputs are included (their
+    /// blocks are not); `const_decl` local references are not (they are walked
+    /// by the constant-expression checker). A plain iterator, so a caller's
+    /// loop body is compiled once rather than at every operand shape.
+    #[inline(always)]
+    pub fn values<'p>(&self, pool: &'p ListPool) -> Values<'p> {
+        let none = ValueId::from_u32(0);
+        let (head, head_len, tail, stride): ([ValueId; 3], u8, &[u32], usize) = match *self {
             InstData::Nullary { .. }
             | InstData::Const { .. }
             | InstData::ConstWide { .. }
             | InstData::ConstDecl { .. }
             | InstData::FuncRef { .. }
             | InstData::Trap { .. }
-            | InstData::Br { .. } => {}
-            InstData::Unary { arg, .. } | InstData::Cast { arg, .. } => f(arg),
-            InstData::Binary { args, .. } | InstData::Compare { args, .. } => {
-                f(args[0]);
-                f(args[1]);
-            }
-            InstData::Select { cond, arms } => {
-                f(cond);
-                f(arms[0]);
-                f(arms[1]);
-            }
+            | InstData::Br { .. } => ([none; 3], 0, &[], 1),
+            InstData::Unary { arg, .. }
+            | InstData::Cast { arg, .. }
+            | InstData::Extract { agg: arg, .. }
+            | InstData::TrapIf { cond: arg, .. }
+            | InstData::Cbr { cond: arg, .. }
+            | InstData::Switch { arg, .. } => ([arg, none, none], 1, &[], 1),
+            InstData::Binary { args, .. } | InstData::Compare { args, .. } => ([args[0], args[1], none], 2, &[], 1),
+            InstData::Select { cond, arms } => ([cond, arms[0], arms[1]], 3, &[], 1),
+            InstData::Store { value, ptr, .. } => ([value, ptr, none], 2, &[], 1),
+            InstData::Memory { ptr: arg, .. } | InstData::Ret { arg } => match arg.expand() {
+                Some(v) => ([v, none, none], 1, &[], 1),
+                None => ([none; 3], 0, &[], 1),
+            },
             InstData::Phi { inputs } => {
-                for pair in pool.get(inputs).chunks_exact(2) {
-                    f(ValueId::from_u32(pair[0]));
-                }
+                let pairs = pool.get(inputs);
+                ([none; 3], 0, &pairs[..pairs.len() & !1], 2)
             }
-            InstData::Extract { agg, .. } => f(agg),
-            InstData::Memory { ptr, .. } => {
-                if let Some(p) = ptr.expand() {
-                    f(p)
-                }
+            InstData::Bulk { args, .. } | InstData::Call { args, .. } => ([none; 3], 0, pool.get(args), 1),
+            InstData::Gep { base: first, indices: args } | InstData::CallIndirect { callee: first, args } => {
+                ([first, none, none], 1, pool.get(args), 1)
             }
-            InstData::Store { value, ptr, .. } => {
-                f(value);
-                f(ptr);
-            }
-            InstData::Bulk { args, .. } => pool.get(args).iter().for_each(|&v| f(ValueId::from_u32(v))),
-            InstData::Gep { base, indices } => {
-                f(base);
-                pool.get(indices).iter().for_each(|&v| f(ValueId::from_u32(v)));
-            }
-            InstData::Call { args, .. } => pool.get(args).iter().for_each(|&v| f(ValueId::from_u32(v))),
-            InstData::CallIndirect { callee, args } => {
-                f(callee);
-                pool.get(args).iter().for_each(|&v| f(ValueId::from_u32(v)));
-            }
-            InstData::TrapIf { cond, .. } => f(cond),
-            InstData::Cbr { cond, .. } => f(cond),
-            InstData::Switch { arg, .. } => f(arg),
-            InstData::Ret { arg } => {
-                if let Some(v) = arg.expand() {
-                    f(v)
-                }
-            }
-        }
+        };
+        Values { head, head_len, head_pos: 0, tail, stride }
+    }
+
+    /// Calls `f` with every value operand, in the order of [`InstData::values`].
+    #[inline]
+    pub fn for_each_value(&self, pool: &ListPool, f: impl FnMut(ValueId)) {
+        self.values(pool).for_each(f)
     }
 
     /// Calls `f` with every branch destination, in printed order (a block may
@@ -322,6 +309,33 @@ impl InstData {
             }
             _ => {}
         }
+    }
+}
+
+/// Iterator over an instruction's value operands ([`InstData::values`]): up to
+/// three inline operands, then a pool list read with a stride (2 for phi pairs).
+#[derive(Clone, Debug)]
+pub struct Values<'p> {
+    head: [ValueId; 3],
+    head_len: u8,
+    head_pos: u8,
+    tail: &'p [u32],
+    stride: usize,
+}
+
+impl Iterator for Values<'_> {
+    type Item = ValueId;
+
+    #[inline]
+    fn next(&mut self) -> Option<ValueId> {
+        if self.head_pos < self.head_len {
+            let v = self.head[self.head_pos as usize];
+            self.head_pos += 1;
+            return Some(v);
+        }
+        let (&first, _) = self.tail.split_first()?;
+        self.tail = self.tail.get(self.stride..).unwrap_or(&[]);
+        Some(ValueId::from_u32(first))
     }
 }
 

@@ -124,7 +124,7 @@ pub use entity::{
     BlockId, ConstDeclId, ConstId, EntityList, FunctionId, GlobalId, InstId, PackedOption, SigId, StrId, TypeId,
     ValueId,
 };
-pub use inst::{ConstKind, InstData};
+pub use inst::{ConstKind, InstData, Values};
 pub use layout::{allocation_align, layout_of, layout_of_with_limit, pointer_stride, LayoutError, TypeLayout};
 pub use limits::{IrLimits, LimitError, Resource, MAX_IR_NESTING};
 pub use module::{ConstDecl, Declaration, Function, Global, Linkage, Module, Param};

@@ -221,7 +221,7 @@ impl Scratch {
     }
 
     fn dominance(&self) -> Dominance<'_> {
-        Dominance { local: &self.local, pre: &self.pre, last: &self.last }
+        Dominance { pre: &self.pre, last: &self.last }
     }
 
     /// Resets the per-function state of the instruction walk.
@@ -265,16 +265,16 @@ impl Scratch {
         // Uses in unreachable blocks are exempt from dominance.
         let reachable = self.pre[local] != UNDEF;
         let at = Some(inst.as_u32());
-        let dom = Dominance { local: &self.local, pre: &self.pre, last: &self.last };
-        let mut check = |value: ValueId| match ctx.def_in(value, f.index) {
-            None => super::structure::undefined(&mut Ctx { m, errors: structure, defs: ctx.defs }, f, value, inst),
-            Some(def) => {
-                if reachable && !dom.available(def, local, at) {
-                    non_dominating(ctx, f, value, block, inst);
+        for value in data.values(&m.pool) {
+            match ctx.def_in(value) {
+                None => super::structure::undefined(&mut Ctx { m, errors: structure, defs: ctx.defs }, f, value, inst),
+                Some(def) => {
+                    if reachable && !self.dominance().available(def, local, at) {
+                        non_dominating(ctx, f, value, block, inst);
+                    }
                 }
             }
-        };
-        data.for_each_value(&m.pool, &mut check);
+        }
         if let InstData::ConstDecl { decl } = *data {
             let mut operands = std::mem::take(&mut self.operands);
             operands.clear();
@@ -282,8 +282,8 @@ impl Scratch {
             for &v in &operands {
                 // Local references are ordinary uses for dominance; their
                 // existence is the constant-expression checker's business.
-                if let Some(def) = ctx.def_in(v, f.index) {
-                    if reachable && !dom.available(def, local, at) {
+                if let Some(def) = ctx.def_in(v) {
+                    if reachable && !self.dominance().available(def, local, at) {
                         non_dominating(ctx, f, v, block, inst);
                     }
                 }
@@ -364,7 +364,7 @@ impl Scratch {
             }
             // Used at the end of the predecessor; uses from unreachable blocks are exempt.
             if self.pre[p] != UNDEF {
-                if let Some(def) = ctx.def_in(v, f.index) {
+                if let Some(def) = ctx.def_in(v) {
                     if !self.dominance().available(def, p, None) {
                         ctx.errors.push(VerifyError::NonDominatingValue {
                             func: f.name.to_string(),
@@ -384,7 +384,6 @@ impl Scratch {
 
 /// O(1) dominance queries over the preorder numbering of the dominator tree.
 struct Dominance<'s> {
-    local: &'s [u32],
     pre: &'s [u32],
     last: &'s [u32],
 }
@@ -404,7 +403,7 @@ impl Dominance<'_> {
         if def.block == VACANT {
             return true; // a parameter
         }
-        let def_local = self.local[def.block as usize] as usize;
+        let def_local = def.block as usize;
         if def_local == block {
             return at.is_none_or(|i| def.inst < i);
         }

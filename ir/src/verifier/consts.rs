@@ -38,7 +38,7 @@ pub(super) fn check(ctx: &mut Ctx<'_>, f: &Function<'_>) {
         let Some(value) = m.inst_result(inst) else {
             continue;
         };
-        let result = eval_local(ctx, f, &mut memo, value, DEFAULT_CONST_EXPR_DEPTH);
+        let result = eval_local(ctx, &mut memo, value, DEFAULT_CONST_EXPR_DEPTH);
         let InstData::ConstDecl { decl } = *m.inst(inst) else {
             continue;
         };
@@ -63,9 +63,9 @@ pub(super) fn check(ctx: &mut Ctx<'_>, f: &Function<'_>) {
     }
 }
 
+/// Evaluates the constant defined as `value` in the function being verified.
 fn eval_local(
     ctx: &Ctx<'_>,
-    f: &Function<'_>,
     memo: &mut FxHashMap<ValueId, State>,
     value: ValueId,
     depth: usize,
@@ -77,7 +77,7 @@ fn eval_local(
         None => {}
     }
     let unknown = || ConstEvalError::UnknownReference(value.to_string());
-    let def = ctx.def_in(value, f.index).filter(|d| d.inst != crate::module::VACANT).ok_or_else(unknown)?;
+    let def = ctx.def_in(value).filter(|d| d.inst != crate::module::VACANT).ok_or_else(unknown)?;
     let data = *m.inst(InstId::new(def.inst as usize));
     let result = match data {
         InstData::Const { .. } | InstData::ConstWide { .. } => m.const_payload(&data).ok_or_else(unknown),
@@ -94,7 +94,7 @@ fn eval_local(
                         .value_type(v)
                         .map(|t| m.ty(t))
                         .ok_or_else(|| ConstEvalError::UnknownReference(v.to_string()))?;
-                    eval_local(ctx, f, memo, v, depth.saturating_sub(1)).map(|value| (ty, value))
+                    eval_local(ctx, memo, v, depth.saturating_sub(1)).map(|value| (ty, value))
                 }
             });
             r

@@ -14,10 +14,12 @@
 //! reported order is still upstream's. Dominators use
 //! Cooper–Harvey–Kennedy over reverse postorder with O(1) dominance queries
 //! (see [`cfg`]). Verification never mutates the module; scratch tables are
-//! allocated once per module.
+//! allocated once per module, and each function's rules run back to back so
+//! its instructions are read from cache rather than memory.
 
 mod cfg;
 mod consts;
+mod defs;
 mod error;
 mod module_rules;
 mod operands;
@@ -25,8 +27,10 @@ mod structure;
 
 pub use error::VerifyError;
 
-use crate::entity::{EntityRef, InstId, ValueId};
-use crate::module::{Module, VACANT};
+use defs::{DefSite, DefTable};
+
+use crate::entity::{InstId, ValueId};
+use crate::module::Module;
 use crate::types::Type;
 
 /// Checks `module`; returns the first error in upstream's order.
@@ -47,24 +51,13 @@ pub fn verify_module_all(module: &Module) -> Result<(), Vec<VerifyError>> {
     }
 }
 
-/// Where a value is defined: function storage index, block id (or [`VACANT`]
-/// for a parameter) and instruction index.
-#[derive(Clone, Copy)]
-pub(crate) struct DefSite {
-    pub func: u32,
-    pub block: u32,
-    pub inst: u32,
-}
-
-const UNDEFINED: DefSite = DefSite { func: VACANT, block: VACANT, inst: VACANT };
-
 /// What every check reads and where it reports. The fused per-function walk
 /// makes one `Ctx` per error category so that each category keeps its place
 /// in the reported order.
 pub(crate) struct Ctx<'a> {
     pub m: &'a Module,
     pub errors: &'a mut Vec<VerifyError>,
-    pub defs: &'a [DefSite],
+    pub defs: &'a DefTable,
 }
 
 impl Ctx<'_> {
@@ -72,36 +65,58 @@ impl Ctx<'_> {
         self.m.ty(id)
     }
 
-    /// The definition of `v` if it is defined in function `func`.
+    /// The definition of `v` if the function being verified defines it.
     #[inline]
-    pub fn def_in(&self, v: ValueId, func: usize) -> Option<DefSite> {
-        self.defs.get(v.index()).copied().filter(|d| d.func as usize == func)
+    pub fn def_in(&self, v: ValueId) -> Option<DefSite> {
+        self.defs.get(v)
     }
 }
 
 fn run(m: &Module) -> Vec<VerifyError> {
     let mut errors: Vec<VerifyError> = m.build_errors().iter().cloned().map(VerifyError::Build).collect();
-    let defs = record_definitions(m);
-    let mut ctx = Ctx { m, errors: &mut errors, defs: &defs };
-    module_rules::forbidden_and_layout(&mut ctx);
+    let build_errors = errors.len();
+    let none = DefTable::default();
+    let mut ctx = Ctx { m, errors: &mut errors, defs: &none };
     module_rules::target(&mut ctx);
     module_rules::globals(&mut ctx);
     module_rules::declarations(&mut ctx);
-    let mut scratch = FunctionScratch::default();
+    let mut scratch = FunctionScratch::new(m);
+    let mut defs = DefTable::default();
     for index in 0..m.function_count() {
         let f = m.function_at(index);
-        verify_function(&mut ctx, &f, &mut scratch);
+        // One function's instructions are read by every rule while they are
+        // still in cache: the forbidden/layout pre-pass, definitions, the walk.
+        let mut forbidden = Ctx { m, errors: &mut scratch.forbidden, defs: &none };
+        module_rules::forbidden_and_layout(&mut forbidden, &f, &mut scratch.layout_known);
+        defs.record(m, &f);
+        verify_function(&mut Ctx { m, errors: &mut errors, defs: &defs }, &f, &mut scratch);
     }
+    // The forbidden/layout rules come first in upstream's order.
+    errors.splice(build_errors..build_errors, scratch.forbidden);
     errors
 }
 
 /// Per-module scratch for the function walk, reused across functions.
-#[derive(Default)]
 struct FunctionScratch {
     cfg: cfg::Scratch,
     structure: Vec<VerifyError>,
     dominance: Vec<VerifyError>,
     types: Vec<VerifyError>,
+    forbidden: Vec<VerifyError>,
+    layout_known: Vec<module_rules::LayoutState>,
+}
+
+impl FunctionScratch {
+    fn new(m: &Module) -> Self {
+        FunctionScratch {
+            cfg: cfg::Scratch::default(),
+            structure: Vec::new(),
+            dominance: Vec::new(),
+            types: Vec::new(),
+            forbidden: Vec::new(),
+            layout_known: vec![module_rules::LayoutState::Unknown; m.types.len()],
+        }
+    }
 }
 
 /// One function: block structure, then the CFG, then a single walk over the
@@ -144,32 +159,6 @@ fn verify_function(ctx: &mut Ctx<'_>, f: &crate::module::Function<'_>, s: &mut F
     s.cfg.entry_predecessors(ctx, f);
     ctx.errors.append(&mut s.dominance);
     ctx.errors.append(&mut s.types);
-}
-
-/// The def-site table: one linear walk over parameters and results.
-fn record_definitions(m: &Module) -> Vec<DefSite> {
-    let mut defs = vec![UNDEFINED; m.value_id_bound()];
-    for f in m.functions() {
-        for p in f.params {
-            if let Some(d) = defs.get_mut(p.value.index()) {
-                *d = DefSite { func: f.index as u32, block: VACANT, inst: VACANT };
-            }
-        }
-        for &b in f.blocks {
-            if m.block_function(b) != Some(f.index) {
-                continue;
-            }
-            let (_, results, start) = m.block_slices(b);
-            for (i, result) in results.iter().enumerate() {
-                if let Some(v) = result.expand() {
-                    if let Some(d) = defs.get_mut(v.index()) {
-                        *d = DefSite { func: f.index as u32, block: b.as_u32(), inst: start + i as u32 };
-                    }
-                }
-            }
-        }
-    }
-    defs
 }
 
 /// The first result-carrying value of an instruction, for error messages.

@@ -11,69 +11,75 @@ use crate::constant::ConstValue;
 use crate::entity::{EntityRef, GlobalId, TypeId};
 use crate::inst::InstData;
 use crate::layout::layout_of_id;
-use crate::module::Linkage;
+use crate::module::{Linkage, VACANT};
 use crate::opcode::Opcode;
 use crate::signature::{is_well_formed_type, validate_signature};
 use crate::target::Target;
 use crate::types::TypeKey;
 
-/// `undef` is rejected, and every type a memory operation touches must have a layout.
-pub(super) fn forbidden_and_layout(ctx: &mut Ctx<'_>) {
+/// Whether a type accessed by memory operations has a layout, computed once.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum LayoutState {
+    Unknown,
+    Laid,
+    Unlaid,
+}
+
+/// In function `f`: `undef` is rejected, and every type a memory operation
+/// touches must have a layout. `layout_known` is indexed by type and shared by
+/// all functions.
+pub(super) fn forbidden_and_layout(ctx: &mut Ctx<'_>, f: &crate::module::Function<'_>, known: &mut [LayoutState]) {
     let m = ctx.m;
-    // 0 = not yet computed, 1 = has a layout, 2 = has none.
-    let mut layout_known = vec![0u8; m.types.len()];
-    for f in m.functions() {
-        for &b in f.blocks {
-            if m.block_function(b) != Some(f.index) {
+    for &b in f.blocks {
+        if m.block_function(b) != Some(f.index) {
+            continue;
+        }
+        let (insts, results, start) = m.block_slices(b);
+        for (i, (&data, result)) in insts.iter().zip(results).enumerate() {
+            if !matches!(
+                data,
+                InstData::Nullary { .. } | InstData::Memory { .. } | InstData::Store { .. } | InstData::Gep { .. }
+            ) {
                 continue;
             }
-            let (insts, results, start) = m.block_slices(b);
-            for (i, (&data, result)) in insts.iter().zip(results).enumerate() {
-                if !matches!(
-                    data,
-                    InstData::Nullary { .. } | InstData::Memory { .. } | InstData::Store { .. } | InstData::Gep { .. }
-                ) {
+            let inst = crate::entity::InstId::from_u32(start + i as u32);
+            let (operation, ty) = match data {
+                InstData::Nullary { op: Opcode::Undef } => {
+                    if let Some(value) = result.expand() {
+                        ctx.errors.push(VerifyError::ForbiddenUndef { func: f.name.to_string(), value, inst });
+                    }
                     continue;
                 }
-                let inst = crate::entity::InstId::from_u32(start + i as u32);
-                let (operation, ty) = match data {
-                    InstData::Nullary { op: Opcode::Undef } => {
-                        if let Some(value) = result.expand() {
-                            ctx.errors.push(VerifyError::ForbiddenUndef { func: f.name.to_string(), value, inst });
-                        }
-                        continue;
-                    }
-                    InstData::Memory { op, ty, .. } => (op.mnemonic(), ty),
-                    InstData::Store { value, .. } => match m.value_type(value) {
-                        Some(t) => ("store", t),
+                InstData::Memory { op, ty, .. } => (op.mnemonic(), ty),
+                InstData::Store { value, .. } => match m.value_type(value) {
+                    Some(t) => ("store", t),
+                    None => continue,
+                },
+                InstData::Gep { base, indices } if !m.list(indices).is_empty() => {
+                    match m.value_type(base).and_then(|t| m.types.pointee(t)) {
+                        Some(t) => ("gep", t),
                         None => continue,
-                    },
-                    InstData::Gep { base, indices } if !m.list(indices).is_empty() => {
-                        match m.value_type(base).and_then(|t| m.types.pointee(t)) {
-                            Some(t) => ("gep", t),
-                            None => continue,
-                        }
                     }
-                    _ => continue,
-                };
-                if ty == TypeId::VOID {
-                    // A void access is reported by the operand rules with its own message.
-                    continue;
                 }
-                let state = &mut layout_known[ty.index()];
-                if *state == 0 {
-                    *state =
-                        if layout_of_id(&m.types, ty, crate::layout::DEFAULT_LAYOUT_DEPTH).is_ok() { 1 } else { 2 };
-                }
-                if *state == 2 {
-                    if let Err(reason) = layout_of_id(&m.types, ty, crate::layout::DEFAULT_LAYOUT_DEPTH) {
-                        ctx.errors.push(VerifyError::InvalidMemoryLayout {
-                            func: f.name.to_string(),
-                            operation,
-                            reason,
-                            inst,
-                        });
-                    }
+                _ => continue,
+            };
+            if ty == TypeId::VOID {
+                // A void access is reported by the operand rules with its own message.
+                continue;
+            }
+            let Some(state) = known.get_mut(ty.index()) else { continue };
+            if *state == LayoutState::Unknown {
+                let laid = layout_of_id(&m.types, ty, crate::layout::DEFAULT_LAYOUT_DEPTH).is_ok();
+                *state = if laid { LayoutState::Laid } else { LayoutState::Unlaid };
+            }
+            if *state == LayoutState::Unlaid {
+                if let Err(reason) = layout_of_id(&m.types, ty, crate::layout::DEFAULT_LAYOUT_DEPTH) {
+                    ctx.errors.push(VerifyError::InvalidMemoryLayout {
+                        func: f.name.to_string(),
+                        operation,
+                        reason,
+                        inst,
+                    });
                 }
             }
         }
@@ -173,7 +179,7 @@ fn eval_global(
 /// Declarations and definitions (whale-upstream §c.4) and well-formed types.
 pub(super) fn declarations(ctx: &mut Ctx<'_>) {
     let m = ctx.m;
-    let mut body_names = FxHashSet::default();
+    let mut body_names = FxHashSet::with_capacity_and_hasher(m.function_count(), Default::default());
     for f in m.functions() {
         if !body_names.insert(f.name) {
             ctx.errors.push(VerifyError::DuplicateFunction { name: f.name.to_string() });
@@ -182,11 +188,12 @@ pub(super) fn declarations(ctx: &mut Ctx<'_>) {
     let call = |func: &str, reason: CallError| VerifyError::Call { func: func.to_string(), reason, inst: None };
     let mut sig_checked = vec![false; m.types.sig_count()];
     let mut sig_errors: Vec<Option<CallError>> = vec![None; m.types.sig_count()];
-    let mut decl_names = FxHashSet::default();
-    let mut decl_ids = FxHashSet::default();
+    let decl_count = m.declarations().len();
+    let mut decl_names = FxHashSet::with_capacity_and_hasher(decl_count, Default::default());
+    let mut decl_ids = IdSet::new(decl_count);
     let mut link_names = FxHashSet::default();
     for d in m.declarations() {
-        if !decl_names.insert(d.name) || !decl_ids.insert(d.id) {
+        if !decl_names.insert(d.name) || !decl_ids.insert(d.id.index()) {
             ctx.errors.push(call(d.name, CallError::ConflictingDeclaration(d.name.to_string())));
         }
         let link_ok = match (d.linkage, d.link_name) {
@@ -212,13 +219,13 @@ pub(super) fn declarations(ctx: &mut Ctx<'_>) {
             ctx.errors.push(call(d.name, reason));
         }
     }
-    let mut defined = FxHashSet::default();
+    let mut defined = IdSet::new(decl_count);
     for f in m.functions() {
         let Some(d) = m.declaration(f.id) else {
             ctx.errors.push(call(f.name, CallError::UnknownFunction(f.id)));
             continue;
         };
-        if !defined.insert(f.id) {
+        if !defined.insert(f.id.index()) {
             ctx.errors.push(call(f.name, CallError::DuplicateDefinition(f.id)));
         }
         let sig = m.types.sig(d.sig);
@@ -234,30 +241,86 @@ pub(super) fn declarations(ctx: &mut Ctx<'_>) {
         }
     }
     for d in m.declarations() {
-        if d.linkage == Linkage::Internal && !defined.contains(&d.id) {
+        if d.linkage == Linkage::Internal && !defined.contains(d.id.index()) {
             ctx.errors.push(call(d.name, CallError::MissingDefinition(d.id)));
         }
     }
     malformed_value_types(ctx);
 }
 
+/// A set of ids that are dense in well-formed modules (counted from 0): a
+/// bitmap below `bound`, a hash set above it for modules read with arbitrary ids.
+struct IdSet {
+    dense: Vec<bool>,
+    sparse: FxHashSet<usize>,
+}
+
+impl IdSet {
+    fn new(bound: usize) -> Self {
+        IdSet { dense: vec![false; bound], sparse: FxHashSet::default() }
+    }
+
+    /// Adds `id`; false if it was present.
+    fn insert(&mut self, id: usize) -> bool {
+        match self.dense.get_mut(id) {
+            Some(present) => !std::mem::replace(present, true),
+            None => self.sparse.insert(id),
+        }
+    }
+
+    fn contains(&self, id: usize) -> bool {
+        self.dense.get(id).copied().unwrap_or_else(|| self.sparse.contains(&id))
+    }
+}
+
 /// Every type carried by a value must be well formed, even when unused
 /// (malformed `fnptr` signatures hide there).
 fn malformed_value_types(ctx: &mut Ctx<'_>) {
     let m = ctx.m;
+    // Few modules have a malformed type at all: look at the type table first
+    // and walk the values only when there is something to report.
+    let malformed: Vec<bool> = (0..m.types.len())
+        .map(|i| {
+            let ty = TypeId::new(i);
+            !ty.is_scalar() && contains_fn_ptr(m, ty) && !is_well_formed_type(&m.types, ty)
+        })
+        .collect();
+    if !malformed.contains(&true) {
+        return;
+    }
+    let owners = value_functions(m);
     let mut checked = vec![false; m.types.len()];
     for (index, ty) in m.value_types.iter().enumerate() {
         let Some(ty) = ty.expand() else { continue };
         if ty.is_scalar() || std::mem::replace(&mut checked[ty.index()], true) {
             continue;
         }
-        let Some(def) = ctx.defs.get(index).filter(|d| d.func != crate::module::VACANT) else { continue };
-        if contains_fn_ptr(m, ty) && !is_well_formed_type(&m.types, ty) {
-            let func = m.function_at(def.func as usize).name.to_string();
+        let Some(&func) = owners.get(index).filter(|&&func| func != VACANT) else { continue };
+        if malformed[ty.index()] {
+            let func = m.function_at(func as usize).name.to_string();
             let reason = CallError::InvalidSignature(format!("malformed function pointer type {}", m.type_name(ty)));
             ctx.errors.push(VerifyError::Call { func, reason, inst: None });
         }
     }
+}
+
+/// The storage index of the function defining each value ([`VACANT`] if none).
+fn value_functions(m: &crate::Module) -> Vec<u32> {
+    let mut owners = vec![VACANT; m.value_id_bound()];
+    for f in m.functions() {
+        let values = f.params.iter().map(|p| Some(p.value)).chain(
+            f.blocks
+                .iter()
+                .filter(|&&b| m.block_function(b) == Some(f.index))
+                .flat_map(|&b| m.block_slices(b).1.iter().map(|r| r.expand())),
+        );
+        for v in values.flatten() {
+            if let Some(owner) = owners.get_mut(v.index()) {
+                *owner = f.index as u32;
+            }
+        }
+    }
+    owners
 }
 
 fn contains_fn_ptr(m: &crate::Module, ty: TypeId) -> bool {

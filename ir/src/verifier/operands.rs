@@ -401,7 +401,7 @@ impl InstCheck<'_, '_, '_> {
     /// The non-negative payload of a `const`/`const_decl` of this function.
     fn constant_index(&self, v: ValueId) -> Option<u128> {
         let m = self.ctx.m;
-        let def = self.ctx.def_in(v, self.f.index)?;
+        let def = self.ctx.def_in(v)?;
         if def.inst == crate::module::VACANT {
             return None;
         }

@@ -73,7 +73,7 @@ pub(super) fn inst(ctx: &mut Ctx<'_>, f: &Function<'_>, block: BlockId, inst: In
     // their dominance, in the same lookup (see `cfg::Scratch::inst`).
     if let InstData::Phi { .. } = data {
         data.for_each_value(&m.pool, |value| {
-            if ctx.def_in(value, f.index).is_none() {
+            if ctx.def_in(value).is_none() {
                 undefined(ctx, f, value, inst);
             }
         });
