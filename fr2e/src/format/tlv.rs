@@ -256,7 +256,22 @@ impl<'a> Chunk<'a> {
 }
 
 /// Reads one chunk header and its payload from `r` (A2.1).
+#[inline]
 pub fn read_chunk<'a>(r: &mut Reader<'a>) -> Result<Chunk<'a>, FormatError> {
+    // The common case inline: a small header (`z011`, 2 bytes) whose length and non-zero tag are in range. Anything
+    // else, errors included, takes the general path.
+    if let &[first, tag, ..] = r.rest() {
+        let length = usize::from(first >> 3);
+        if first & 7 == 3 && tag != 0 && length >= 2 && length <= r.remaining() {
+            let offset = r.offset();
+            let bytes = r.take(length)?;
+            return Ok(Chunk { tag: Tag::byte(tag), form: HeaderForm::Small, offset, payload: &bytes[2..] });
+        }
+    }
+    read_chunk_general(r)
+}
+
+fn read_chunk_general<'a>(r: &mut Reader<'a>) -> Result<Chunk<'a>, FormatError> {
     let offset = r.offset();
     let available = r.remaining() as u64;
     let first = *r.rest().first().ok_or_else(|| r.error(ErrorKind::UnexpectedEof { needed: 1 }))?;

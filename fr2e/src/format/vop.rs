@@ -248,6 +248,21 @@ impl Vop {
             | bit(self.imm.is_some(), MASK_IMM)
     }
 
+    /// The presence bits of the fields: the mask without its opn/opr form bits.
+    #[inline]
+    pub fn field_bits(&self) -> u32 {
+        let bit = |present: bool, bit: u32| u32::from(present) * bit;
+        bit(self.prd.is_some(), MASK_PRD)
+            | bit(self.ty.is_some(), MASK_TYPE)
+            | bit(self.stype.is_some(), MASK_STYPE)
+            | bit(self.dst.is_some(), MASK_DST)
+            | bit(self.srca.is_some(), MASK_SRCA)
+            | bit(self.srcb.is_some(), MASK_SRCB)
+            | bit(self.srcc.is_some(), MASK_SRCC)
+            | bit(self.srcd.is_some(), MASK_SRCD)
+            | bit(self.imm.is_some(), MASK_IMM)
+    }
+
     /// The register fields in stream order: dst, srca, srcb, srcc, srcd (A8.1, B47).
     pub fn registers(&self) -> [Option<Register>; 5] {
         [self.dst, self.srca, self.srcb, self.srcc, self.srcd]

@@ -305,7 +305,7 @@ impl<'a> Lift<'a> {
     }
 
     fn check_fields(vop: &Vop, expected: u32, at: u64) -> Result<(), Error> {
-        if vop.mask() & !3 == expected {
+        if vop.field_bits() == expected {
             Ok(())
         } else {
             Err(Error::lift(LiftErrorKind::Invalid("a VOP has fields its opcode does not take"), at))

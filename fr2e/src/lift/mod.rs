@@ -31,7 +31,7 @@ use ir::{
 
 use crate::error::{Error, LiftErrorKind};
 use crate::format::error::ErrorKind;
-use crate::format::limits::Limits;
+use crate::format::limits::{Limits, MAX_SIMPLE_TYPE_LEVEL};
 use crate::format::reader::Reader;
 use crate::format::register::Register;
 use crate::format::signature::Signature;
@@ -41,6 +41,9 @@ use crate::format::trace::{function_traces, read_traces, TraceRecord};
 use crate::format::type_id::{simple_base_signature, VopType};
 use crate::format::{mutf8, FormatError};
 use crate::profile::{self, expr_kind};
+
+/// Number of simple base codes (A9).
+const SIMPLE_BASE_CODES: usize = 0x18;
 
 /// Limits for reading an untrusted image as a Whale module.
 ///
@@ -72,6 +75,40 @@ pub fn read_module(bytes: &[u8]) -> Result<Module, Error> {
 /// Reads a Whale module from an FR2E image under `limits`, then verifies it. Never panics; allocations stay within a
 /// small multiple of the input size.
 pub fn read_module_with_limits(bytes: &[u8], limits: &ReadLimits) -> Result<Module, Error> {
+    let (module, offsets) = lift(bytes, limits)?;
+    if let Err(error) = ir::verify_module(&module) {
+        let offset = error
+            .inst()
+            .and_then(|i| offsets.insts.get(i.as_u32() as usize).copied())
+            .or_else(|| error.block().and_then(|b| offsets.blocks.iter().find(|(id, _)| *id == b).map(|&(_, at)| at)))
+            .unwrap_or(0);
+        return Err(Error::Verify { error: Box::new(error), offset });
+    }
+    Ok(module)
+}
+
+/// Reads a Whale module from an FR2E image under `limits` **without** verifying it: every check of the mapping (C10)
+/// is made, but the result may break the rules of [`ir::verify_module`] (types, dominance, terminators), so callers
+/// must verify it before interpreting or writing it. For measurements and for tools that verify later themselves.
+///
+/// ```
+/// let image = [0x22, 0x00, 0x00, 0x00, b'F', b'R', b'2', b'E'];
+/// let module = fr2e::read_module_unverified(&image, &fr2e::ReadLimits::default()).unwrap();
+/// assert!(ir::verify_module(&module).is_err());
+/// ```
+pub fn read_module_unverified(bytes: &[u8], limits: &ReadLimits) -> Result<Module, Error> {
+    lift(bytes, limits).map(|(module, _)| module)
+}
+
+/// Where each instruction and block was read from, to report verifier errors at an offset.
+struct Offsets {
+    /// Offset of the first VOP of each instruction, by InstId.
+    insts: Vec<u64>,
+    /// Offset of the LABEL of each block.
+    blocks: Vec<(BlockId, u64)>,
+}
+
+fn lift(bytes: &[u8], limits: &ReadLimits) -> Result<(Module, Offsets), Error> {
     if limits.format.validate().is_err() {
         let kind = ErrorKind::NestingTooDeep { limit: limits.format.max_tlv_depth };
         return Err(FormatError::new(kind, 0).into());
@@ -99,7 +136,9 @@ pub fn read_module_with_limits(bytes: &[u8], limits: &ReadLimits) -> Result<Modu
         asm: ModuleAssembler::new(&target, layout, max_id),
         signatures: FxHashMap::default(),
         function_signatures: FxHashMap::default(),
-        simple: FxHashMap::default(),
+        simple: vec![None; SIMPLE_BASE_CODES * (usize::from(MAX_SIMPLE_TYPE_LEVEL) + 1)],
+        indexed_types: Vec::new(),
+        payload_types: PayloadCache::new(),
         depth: Vec::new(),
         structs: Vec::new(),
         struct_names: FxHashMap::default(),
@@ -124,16 +163,7 @@ pub fn read_module_with_limits(bytes: &[u8], limits: &ReadLimits) -> Result<Modu
     }
     lift.read_bodies(root.vops.as_ref(), bodies)?;
     let Lift { asm, inst_offsets, block_offsets, .. } = lift;
-    let module = asm.finish();
-    if let Err(error) = ir::verify_module(&module) {
-        let offset = error
-            .inst()
-            .and_then(|i| inst_offsets.get(i.as_u32() as usize).copied())
-            .or_else(|| error.block().and_then(|b| block_offsets.iter().find(|(id, _)| *id == b).map(|&(_, at)| at)))
-            .unwrap_or(0);
-        return Err(Error::Verify { error: Box::new(error), offset });
-    }
-    Ok(module)
+    Ok((asm.finish(), Offsets { insts: inst_offsets, blocks: block_offsets }))
 }
 
 /// The root's children (A3).
@@ -340,16 +370,55 @@ impl<'a> Attributes<'a> {
     }
 }
 
+/// The attributes of a `V` that the Whale profile reads: name, signature and ValueId (0x10).
+struct Variable<'a> {
+    name: Option<Chunk<'a>>,
+    signature: Option<Chunk<'a>>,
+    value_id: Option<Chunk<'a>>,
+}
+
+impl<'a> Variable<'a> {
+    /// Reads a `V` whose children are only `n`, `s` and 0x10, at most once each (every variable the writer emits)
+    /// without building [`Attributes`]; anything else goes through [`Attributes::scan`] and its checks.
+    fn read(chunk: &Chunk<'a>) -> Result<Self, FormatError> {
+        let mut v = Variable { name: None, signature: None, value_id: None };
+        for child in chunk.children() {
+            let child = child?;
+            let slot = match child.tag {
+                Tag::NAME => &mut v.name,
+                Tag::SIGNATURE => &mut v.signature,
+                profile::TAG_VALUE_ID => &mut v.value_id,
+                _ => return Self::scan(chunk),
+            };
+            if slot.replace(child).is_some() {
+                return Self::scan(chunk);
+            }
+        }
+        Ok(v)
+    }
+
+    #[cold]
+    fn scan(chunk: &Chunk<'a>) -> Result<Self, FormatError> {
+        let a = Attributes::scan(chunk, Context::Variable)?;
+        let value_id = a.extension(profile::TAG_VALUE_ID).copied();
+        Ok(Variable { name: a.name, signature: a.signature, value_id })
+    }
+
+    fn extension(&self, tag: Tag) -> Option<&Chunk<'a>> {
+        (tag == profile::TAG_VALUE_ID).then_some(self.value_id.as_ref()).flatten()
+    }
+}
+
 /// Calls `each` with every `V` of a variable list, in order; other children are skipped (B11).
 fn for_each_variable<'a>(
     list: Option<&Chunk<'a>>,
-    mut each: impl FnMut(Attributes<'a>, u64) -> Result<(), Error>,
+    mut each: impl FnMut(Variable<'a>, u64) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let Some(list) = list else { return Ok(()) };
     for child in list.children() {
         let child = child?;
         if child.tag == Tag::VARIABLE {
-            each(Attributes::scan(&child, Context::Variable)?, child.offset)?;
+            each(Variable::read(&child)?, child.offset)?;
         } else if matches!(child.tag, Tag::NAME | Tag::QNAME | Tag::SIGNATURE | Tag::FLAGS | Tag::VALUE | Tag::TRACE)
             || matches!(child.tag, Tag::FIELDS | Tag::ARGS | Tag::LOCALS | Tag::TEMPORARIES | Tag::STATICS)
         {
@@ -358,6 +427,49 @@ fn for_each_variable<'a>(
         }
     }
     Ok(())
+}
+
+/// Recently resolved `s` payloads of at most 8 bytes, direct-mapped by their bytes: an `R` list restates the same
+/// few types once per value, and this skips the string tag, the M-UTF-8 check and the hash lookup of the text.
+struct PayloadCache {
+    slots: [(u64, u8, TypeId); 64],
+}
+
+impl PayloadCache {
+    fn new() -> Self {
+        // Length 0 marks an empty slot: an empty payload is never cached.
+        Self { slots: [(0, 0, TypeId::VOID); 64] }
+    }
+
+    /// The key of a payload of 1 to 8 bytes.
+    #[inline]
+    fn key(payload: &[u8]) -> Option<(u64, u8, usize)> {
+        if payload.is_empty() || payload.len() > 8 {
+            return None;
+        }
+        let mut bytes = [0u8; 8];
+        bytes[..payload.len()].copy_from_slice(payload);
+        let word = u64::from_le_bytes(bytes);
+        let index = (word.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize;
+        Some((word, payload.len() as u8, index))
+    }
+
+    #[inline]
+    fn get(&self, payload: &[u8]) -> Option<TypeId> {
+        let (word, len, index) = Self::key(payload)?;
+        match self.slots.get(index) {
+            Some(&(w, l, ty)) if w == word && l == len => Some(ty),
+            _ => None,
+        }
+    }
+
+    fn insert(&mut self, payload: &[u8], ty: TypeId) {
+        if let Some((word, len, index)) = Self::key(payload) {
+            if let Some(slot) = self.slots.get_mut(index) {
+                *slot = (word, len, ty);
+            }
+        }
+    }
 }
 
 /// A LITD `ST` entry: its member signatures, resolved to a type on first use.
@@ -423,8 +535,12 @@ struct Lift<'a> {
     signatures: FxHashMap<&'a [u8], TypeId>,
     /// Signature of each function signature text.
     function_signatures: FxHashMap<&'a [u8], SigId>,
-    /// Type of each simple Type ID `(level, base)`.
-    simple: FxHashMap<(u8, u8), TypeId>,
+    /// Type of each simple Type ID, at `level * SIMPLE_BASE_CODES + base`.
+    simple: Vec<Option<TypeId>>,
+    /// Type of each table string used as a VOP Type ID, by string index (allocated on first use).
+    indexed_types: Vec<Option<TypeId>>,
+    /// Types of recent `s` payloads.
+    payload_types: PayloadCache,
     /// Nesting depth of each type read so far, by TypeId (scalars 0).
     depth: Vec<u32>,
     structs: Vec<StructEntry<'a>>,
@@ -513,6 +629,17 @@ impl<'a> Lift<'a> {
         Ok(ty)
     }
 
+    /// The type named by an `s` attribute (a string tag holding a signature), cached by the attribute's bytes.
+    #[inline]
+    fn attribute_type(&mut self, s: &Chunk<'a>) -> Result<TypeId, Error> {
+        if let Some(ty) = self.payload_types.get(s.payload) {
+            return Ok(ty);
+        }
+        let ty = self.signature_type(string_payload(s, self.strings)?.unwrap_or_default(), s.offset)?;
+        self.payload_types.insert(s.payload, ty);
+        Ok(ty)
+    }
+
     fn parse_signature(&self, bytes: &[u8], at: u64) -> Result<Signature, Error> {
         let text = text(bytes, at)?;
         Signature::parse_with_limits(&text, &self.limits.format)
@@ -576,11 +703,23 @@ impl<'a> Lift<'a> {
     fn vop_type(&mut self, ty: VopType, at: u64) -> Result<TypeId, Error> {
         match ty {
             VopType::Signature(index) => {
+                if let Some(&Some(t)) = self.indexed_types.get(index as usize) {
+                    return Ok(t);
+                }
                 let bytes = self.strings.bytes(index.into()).unwrap_or_default();
-                self.signature_type(bytes, at)
+                let t = self.signature_type(bytes, at)?;
+                if self.indexed_types.is_empty() {
+                    // One slot per table string: bounded by the string table, which the input holds.
+                    self.indexed_types = vec![None; usize::try_from(self.strings.count()).unwrap_or(0)];
+                }
+                if let Some(slot) = self.indexed_types.get_mut(index as usize) {
+                    *slot = Some(t);
+                }
+                Ok(t)
             }
             VopType::Simple { level, base } => {
-                if let Some(&t) = self.simple.get(&(level, base)) {
+                let key = usize::from(level) * SIMPLE_BASE_CODES + usize::from(base);
+                if let Some(&Some(t)) = self.simple.get(key) {
                     return Ok(t);
                 }
                 let letter = simple_base_signature(base).filter(|s| s.len() == 1).map(|s| s.as_bytes()[0]);
@@ -590,7 +729,9 @@ impl<'a> Lift<'a> {
                 for _ in 0..level {
                     t = self.intern(TypeKey::Ptr(t), at)?;
                 }
-                self.simple.insert((level, base), t);
+                if let Some(slot) = self.simple.get_mut(key) {
+                    *slot = Some(t);
+                }
                 Ok(t)
             }
         }
@@ -733,7 +874,7 @@ impl<'a> Lift<'a> {
         let name = string_payload(name_chunk, self.strings)?;
         let name = self.intern_name(name, name_chunk.offset)?;
         let s = a.signature.as_ref().ok_or_else(|| missing("global type"))?;
-        let ty = self.signature_type(string_payload(s, self.strings)?.unwrap_or_default(), s.offset)?;
+        let ty = self.attribute_type(s)?;
         let v = a.value.as_ref().ok_or_else(|| missing("global value"))?;
         let mut r = v.reader();
         let register = Register::read_context_free(&mut r, self.strings)?;
@@ -828,7 +969,7 @@ impl<'a> Lift<'a> {
                 .signature
                 .as_ref()
                 .ok_or_else(|| Error::lift(LiftErrorKind::Missing { what: "argument type" }, offset))?;
-            let ty = self.signature_type(string_payload(s, self.strings)?.unwrap_or_default(), s.offset)?;
+            let ty = self.attribute_type(s)?;
             if ty != expected {
                 return Err(Error::lift(
                     LiftErrorKind::TypeMismatch { field: "argument type", subject: "the signature" },
@@ -889,7 +1030,7 @@ impl<'a> Lift<'a> {
                 .signature
                 .as_ref()
                 .ok_or_else(|| Error::lift(LiftErrorKind::Missing { what: "local type" }, offset))?;
-            locals.push(self.signature_type(string_payload(s, self.strings)?.unwrap_or_default(), s.offset)?);
+            locals.push(self.attribute_type(s)?);
             Ok(())
         })?;
         let mut temps = Vec::new();
@@ -899,7 +1040,7 @@ impl<'a> Lift<'a> {
                 .signature
                 .as_ref()
                 .ok_or_else(|| Error::lift(LiftErrorKind::Missing { what: "temporary type" }, offset))?;
-            let ty = self.signature_type(string_payload(s, self.strings)?.unwrap_or_default(), s.offset)?;
+            let ty = self.attribute_type(s)?;
             let value = match v.extension(profile::TAG_VALUE_ID) {
                 Some(c) => uvli32_payload(c)?,
                 None => base.saturating_add(temps.len() as u32),
