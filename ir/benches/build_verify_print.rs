@@ -99,6 +99,14 @@ fn benches(c: &mut Criterion) {
         configure(&mut g);
         g.bench_function(BenchmarkId::from_parameter(name), |b| b.iter(|| ir::print_module(black_box(&module))));
         g.finish();
+        // The same text streamed in chunks (what `whale ir print` does): no
+        // module-sized buffer, so no fresh pages per print.
+        let mut g = c.benchmark_group("ir/print_stream");
+        configure(&mut g);
+        g.bench_function(BenchmarkId::from_parameter(name), |b| {
+            b.iter(|| ir::write_module(black_box(&module), ir::TextFormat::Auto, &mut std::io::sink()))
+        });
+        g.finish();
     }
 }
 

@@ -130,7 +130,9 @@ pub use limits::{IrLimits, LimitError, Resource, MAX_IR_NESTING};
 pub use module::{ConstDecl, Declaration, Function, Global, Linkage, Module, Param};
 pub use opcode::{BinOp, CmpOp, FCmpPred, ICmpPred, Opcode, Shape};
 pub use parser::{parse_module, parse_module_with_limits, ParseError, ParseErrorKind, SourceLocation};
-pub use printer::{format2_is_exact, is_bare_name, print_module, print_module_with, push_quoted, TextFormat};
+pub use printer::{
+    format2_is_exact, is_bare_name, print_module, print_module_with, push_quoted, write_module, TextFormat,
+};
 pub use signature::{is_well_formed_type, validate_signature};
 pub use strings::StringTable;
 pub use target::{DataLayout, Endian, Target, TargetError};

@@ -8,8 +8,11 @@
 //! annotations are written from the operands' own types (types are stored once,
 //! on values), so the text always states what the model holds.
 //!
-//! Output is built in one `String` with hand-written integer formatting: no
-//! `format!` per instruction, no renumbering, deterministic.
+//! Output is built in a `String` with hand-written integer formatting: no
+//! `format!` per instruction, no renumbering, deterministic. [`write_module`]
+//! streams the same text to an `io::Write` in 64 KiB chunks, so printing a
+//! large module to a file needs no module-sized buffer (whose fresh pages cost
+//! more than the printing once it passes the allocator's mmap threshold).
 
 use crate::const_expr::ConstExpr;
 use crate::constant::ConstValue;
@@ -48,15 +51,34 @@ pub fn print_module(module: &Module) -> String {
 
 /// Prints `module` in the requested layout (see [`TextFormat`]).
 pub fn print_module_with(module: &Module, format: TextFormat) -> String {
-    let v4 = match format {
-        TextFormat::V4 => true,
-        TextFormat::Auto | TextFormat::V2 => !format2_is_exact(module),
-    };
-    let out = String::with_capacity(256 + module.inst_count() * 56);
-    let mut printer = Printer { m: module, out, v4, type_names: vec![None; module.types.len()] };
+    let mut printer = Printer::new(module, format, String::with_capacity(256 + module.inst_count() * 56), None);
     printer.module();
     printer.out
 }
+
+/// Writes `module` in the requested layout to `sink`, in chunks; the bytes
+/// are exactly those of [`print_module_with`]. Stops at the first write error.
+///
+/// ```
+/// use ir::{ModuleBuilder, DataLayout, TextFormat, Type};
+/// let mut module = ModuleBuilder::new("x86_64-whale-linux", DataLayout::default_64bit_le());
+/// let mut f = module.begin_function("unit", vec![], Type::Void);
+/// f.ret(None);
+/// f.finish();
+/// let module = module.finish();
+/// let mut bytes = Vec::new();
+/// ir::write_module(&module, TextFormat::Auto, &mut bytes).unwrap();
+/// assert_eq!(bytes, ir::print_module(&module).into_bytes());
+/// ```
+pub fn write_module(module: &Module, format: TextFormat, sink: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut printer = Printer::new(module, format, String::with_capacity(2 * CHUNK), Some(sink));
+    printer.module();
+    printer.flush();
+    printer.error.map_or(Ok(()), Err)
+}
+
+/// Bytes gathered before [`write_module`] hands them to its sink.
+const CHUNK: usize = 64 * 1024;
 
 /// Whether format 2 text reproduces `module` exactly.
 pub fn format2_is_exact(module: &Module) -> bool {
@@ -97,9 +119,13 @@ pub fn push_quoted(out: &mut String, s: &str) {
     out.push('"');
 }
 
-struct Printer<'m> {
+struct Printer<'m, 'w> {
     m: &'m Module,
     out: String,
+    /// Where full chunks go ([`write_module`]); `None` keeps everything in `out`.
+    sink: Option<&'w mut dyn std::io::Write>,
+    /// The first write error; later output is dropped.
+    error: Option<std::io::Error>,
     v4: bool,
     /// Spellings of the compound types printed so far: each is spelled once, and
     /// only if used (spelling every interned type up front would be quadratic
@@ -107,7 +133,33 @@ struct Printer<'m> {
     type_names: Vec<Option<Box<str>>>,
 }
 
-impl Printer<'_> {
+impl<'m, 'w> Printer<'m, 'w> {
+    fn new(m: &'m Module, format: TextFormat, out: String, sink: Option<&'w mut dyn std::io::Write>) -> Self {
+        let v4 = match format {
+            TextFormat::V4 => true,
+            TextFormat::Auto | TextFormat::V2 => !format2_is_exact(m),
+        };
+        Printer { m, out, sink, error: None, v4, type_names: vec![None; m.types.len()] }
+    }
+
+    /// Hands the gathered text to the sink, if there is one.
+    fn flush(&mut self) {
+        let Some(sink) = self.sink.as_mut() else { return };
+        if self.error.is_none() {
+            if let Err(e) = sink.write_all(self.out.as_bytes()) {
+                self.error = Some(e);
+            }
+        }
+        self.out.clear();
+    }
+
+    #[inline]
+    fn flush_if_full(&mut self) {
+        if self.out.len() >= CHUNK && self.sink.is_some() {
+            self.flush();
+        }
+    }
+
     fn module(&mut self) {
         let m = self.m;
         self.out.push_str(if self.v4 { "module {\n  format_version 4\n" } else { "module {\n  format_version 2\n" });
@@ -142,6 +194,7 @@ impl Printer<'_> {
                 self.out.push_str(", init_expr ");
                 self.const_expr(g.init_expr);
                 self.out.push('\n');
+                self.flush_if_full();
             }
             self.out.push('\n');
         }
@@ -160,6 +213,7 @@ impl Printer<'_> {
                     push_quoted(&mut self.out, link);
                 }
                 self.out.push('\n');
+                self.flush_if_full();
             }
             self.out.push('\n');
         }
@@ -225,6 +279,7 @@ impl Printer<'_> {
                 }
                 self.inst(m.inst(inst), m.inst_result(inst), f);
                 self.out.push('\n');
+                self.flush_if_full();
             }
         }
         self.out.push_str("  }\n\n");

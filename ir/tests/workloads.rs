@@ -34,3 +34,39 @@ fn w2_verifies_with_loops_phis_and_calls() {
     assert!(text.contains(" = call whale i64 @f"));
     assert!(m.inst_count() >= workloads::w2_abstract_instructions(300));
 }
+
+#[test]
+fn streamed_text_equals_printed_text_across_chunks() {
+    // W2(300) prints to well over one 64 KiB chunk, in both layouts.
+    let m = workloads::w2(300);
+    for format in [ir::TextFormat::Auto, ir::TextFormat::V4] {
+        let text = ir::print_module_with(&m, format);
+        assert!(text.len() > 3 * 64 * 1024);
+        let mut streamed = Vec::new();
+        ir::write_module(&m, format, &mut streamed).unwrap();
+        assert_eq!(streamed, text.into_bytes());
+    }
+}
+
+#[test]
+fn streaming_stops_at_the_first_write_error() {
+    /// Accepts one chunk, then fails.
+    struct FailsAfterOne(usize);
+    impl std::io::Write for FailsAfterOne {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += 1;
+            if self.0 > 1 {
+                return Err(std::io::Error::other("disk full"));
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let m = workloads::w2(300);
+    let mut sink = FailsAfterOne(0);
+    let err = ir::write_module(&m, ir::TextFormat::Auto, &mut sink).unwrap_err();
+    assert_eq!(err.to_string(), "disk full");
+    assert_eq!(sink.0, 2, "no writes after the failure");
+}
