@@ -71,26 +71,31 @@ fn same_file(_a: &fs::Metadata, _b: &fs::Metadata) -> bool {
 /// Writes `bytes` to standard output (`None` or `-`) or atomically to a file.
 /// Returns the path written, if any.
 pub fn write_output(output: Option<&Path>, bytes: &[u8]) -> Result<Option<PathBuf>, CliError> {
+    write_output_with(output, |w| w.write_all(bytes))
+}
+
+/// Like [`write_output`], with the content produced by `produce` as it writes
+/// (a large output then never exists in memory as a whole).
+pub fn write_output_with(
+    output: Option<&Path>,
+    produce: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<Option<PathBuf>, CliError> {
     match output {
-        None => {
-            write_stdout(bytes)?;
-            Ok(None)
-        }
-        Some(path) if is_stdio(path) => {
-            write_stdout(bytes)?;
-            Ok(None)
-        }
-        Some(path) => {
-            write_atomically(path, bytes)
+        Some(path) if !is_stdio(path) => {
+            write_atomically(path, produce)
                 .map_err(|e| CliError::failed(format!("failed to write {}: {e}", path.display())))?;
             Ok(Some(path.to_path_buf()))
+        }
+        _ => {
+            write_stdout(produce)?;
+            Ok(None)
         }
     }
 }
 
-fn write_stdout(bytes: &[u8]) -> Result<(), CliError> {
+fn write_stdout(produce: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
-    match out.write_all(bytes).and_then(|()| out.flush()) {
+    match produce(&mut out).and_then(|()| out.flush()) {
         Ok(()) => Ok(()),
         // A closed pipe (`whale ir print x | head`) is not worth a message.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
@@ -100,7 +105,10 @@ fn write_stdout(bytes: &[u8]) -> Result<(), CliError> {
 
 /// Writes beside the target and renames over it; on any error the temporary
 /// file is removed and the target is untouched.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub fn write_atomically(
+    path: &Path,
+    produce: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     if path.is_dir() {
         return Err(std::io::Error::other("is a directory"));
     }
@@ -109,7 +117,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         _ => Path::new("."),
     };
     let mut tmp = tempfile::Builder::new().prefix(".whale-").tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
+    produce(&mut tmp)?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())

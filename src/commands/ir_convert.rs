@@ -32,7 +32,7 @@ pub fn run(args: &ConvertArgs) -> Result<(), CliError> {
     io::check_not_same_file(&args.input, &args.output)?;
     let module = input::load_module(&args.input, input::DEFAULT_TARGET, true)?;
     match format {
-        Format::Wir => super::ir_print::publish(&ir::print_module(&module), Some(&args.output)),
+        Format::Wir => super::ir_print::publish(&module, ir::TextFormat::Auto, Some(&args.output)),
         Format::Fr2e => {
             let options = fr2e::WriteOptions { compress_strings: args.compress_strings };
             let image =

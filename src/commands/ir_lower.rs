@@ -22,7 +22,7 @@ pub fn run(args: &LowerArgs) -> Result<(), CliError> {
         let image = fr2e::try_write_module(&module).map_err(|e| CliError::failed(format!("FR2E: {e}")))?;
         return super::ir_convert::publish_image(&image, args.output.as_deref());
     }
-    super::ir_print::publish(&ir::print_module(&module), args.output.as_deref())
+    super::ir_print::publish(&module, ir::TextFormat::Auto, args.output.as_deref())
 }
 
 /// Without the `socket-cli` feature there is no AST support: say how to get it.

@@ -12,13 +12,13 @@ pub fn run(args: &PrintArgs) -> Result<(), CliError> {
     }
     let module = input::load_module(&args.input, input::DEFAULT_TARGET, true)?;
     let format = if args.format == "4" { ir::TextFormat::V4 } else { ir::TextFormat::Auto };
-    publish(&ir::print_module_with(&module, format), args.output.as_deref())
+    publish(&module, format, args.output.as_deref())
 }
 
-/// Writes IR text to standard output, or atomically to `output` with a
-/// `Wrote IR to PATH` note.
-pub fn publish(text: &str, output: Option<&Path>) -> Result<(), CliError> {
-    if let Some(path) = io::write_output(output, text.as_bytes())? {
+/// Writes the module's IR text to standard output, or atomically to `output`
+/// with a `Wrote IR to PATH` note. The text is streamed, never held whole.
+pub fn publish(module: &ir::Module, format: ir::TextFormat, output: Option<&Path>) -> Result<(), CliError> {
+    if let Some(path) = io::write_output_with(output, |w| ir::write_module(module, format, w))? {
         println!("Wrote IR to {}", path.display());
     }
     Ok(())
