@@ -146,6 +146,8 @@ pub struct ModuleBuilder {
     defined: Vec<bool>,
     keys: Vec<u32>,
     scratch: Vec<u32>,
+    /// Buffers of the per-function block grouping, kept for their capacity.
+    grouping: Grouping,
     value_defs: Vec<u32>,
     block_list: Vec<BlockId>,
     terminated: Vec<bool>,
@@ -164,6 +166,7 @@ impl ModuleBuilder {
             defined: Vec::new(),
             keys: Vec::new(),
             scratch: Vec::new(),
+            grouping: Grouping::default(),
             value_defs: Vec::new(),
             block_list: Vec::new(),
             terminated: Vec::new(),
@@ -997,23 +1000,25 @@ impl<'a> FunctionBuilder<'a> {
             for i in 0..buckets {
                 offsets[i + 1] += offsets[i];
             }
-            let mut insts = Vec::with_capacity(count);
-            let mut results = Vec::with_capacity(count);
-            let mut order: Vec<u32> = vec![0; count];
+            let g = &mut mb.grouping;
+            g.order.clear();
+            g.order.resize(count, 0);
             for (i, &k) in mb.keys.iter().enumerate() {
                 let slot = &mut offsets[k as usize];
-                order[*slot as usize] = i as u32;
+                g.order[*slot as usize] = i as u32;
                 *slot += 1;
             }
-            let mut sorted_keys = Vec::with_capacity(count);
-            for &i in &order {
-                insts.push(m.insts[start + i as usize]);
-                results.push(m.inst_results[start + i as usize]);
-                sorted_keys.push(mb.keys[i as usize]);
+            g.insts.clear();
+            g.results.clear();
+            g.keys.clear();
+            for &i in &g.order {
+                g.insts.push(m.insts[start + i as usize]);
+                g.results.push(m.inst_results[start + i as usize]);
+                g.keys.push(mb.keys[i as usize]);
             }
-            m.insts[start..].copy_from_slice(&insts);
-            m.inst_results[start..].copy_from_slice(&results);
-            mb.keys = sorted_keys;
+            m.insts[start..].copy_from_slice(&g.insts);
+            m.inst_results[start..].copy_from_slice(&g.results);
+            std::mem::swap(&mut mb.keys, &mut g.keys);
         }
         // Record each block's range.
         let mut cursor = 0usize;
@@ -1030,6 +1035,15 @@ impl<'a> FunctionBuilder<'a> {
         m.block_order.extend_from_slice(&mb.block_list);
         m.functions[self.func_index as usize].blocks = (order_start, mb.block_list.len() as u32);
     }
+}
+
+/// Reused buffers for grouping a function's instructions by block.
+#[derive(Default)]
+struct Grouping {
+    order: Vec<u32>,
+    insts: Vec<InstData>,
+    results: Vec<PackedOption<ValueId>>,
+    keys: Vec<u32>,
 }
 
 impl Drop for FunctionBuilder<'_> {
