@@ -1,0 +1,3 @@
+pub fn dump(_b: &[u8]) -> Result<String, crate::ReadError> {
+    Ok(String::new())
+}
