@@ -11,7 +11,7 @@
 //! defined later in storage order and a self-loop phi may use itself. All graph
 //! walks are iterative; all scratch lives in [`Scratch`] and is reused.
 
-use super::{Ctx, DefSite, VerifyError};
+use super::{Ctx, DefSite, DefTable, VerifyError};
 use crate::const_expr::{ConstExprKind, ConstRef};
 use crate::entity::{BlockId, EntityRef, InstId, TypeId, ValueId};
 use crate::inst::InstData;
@@ -239,6 +239,23 @@ impl Scratch {
             self.mark[p as usize] = local as u32;
         }
         self.past_phis = false;
+    }
+
+    /// Whether `value`, used by instruction `at` of local block `local`, is
+    /// defined in this function and (in a reachable block) available there:
+    /// the [`Scratch::inst`] rules for one operand, without reporting.
+    #[inline(always)]
+    pub(super) fn use_is_sound(&self, defs: &DefTable, value: ValueId, local: usize, at: u32) -> bool {
+        match defs.get(value) {
+            None => false,
+            Some(def) => self.pre[local] == UNDEF || self.dominance().available(def, local, Some(at)),
+        }
+    }
+
+    /// Records that the walk has passed a non-phi instruction of the block.
+    #[inline]
+    pub(super) fn passed_non_phi(&mut self) {
+        self.past_phis = true;
     }
 
     /// For a phi, the phi rules; otherwise each operand must be defined in the

@@ -67,7 +67,7 @@ impl DefTable {
     }
 
     /// The definition of `v` if the recorded function defines it.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, v: ValueId) -> Option<DefSite> {
         if self.is_sparse {
             return self.sparse.get(&v.as_u32()).copied();

@@ -11,7 +11,8 @@
 //! is broken skips the later passes (they would index garbage). The three
 //! per-instruction passes of a function share one walk over its instructions
 //! (one pass over memory instead of three), with their errors kept apart so the
-//! reported order is still upstream's. Dominators use
+//! reported order is still upstream's; the most common instructions first try
+//! a fast path that only confirms validity (see [`fast`]). Dominators use
 //! Cooper–Harvey–Kennedy over reverse postorder with O(1) dominance queries
 //! (see [`cfg`]). Verification never mutates the module; scratch tables are
 //! allocated once per module, and each function's rules run back to back so
@@ -21,6 +22,7 @@ mod cfg;
 mod consts;
 mod defs;
 mod error;
+mod fast;
 mod module_rules;
 mod operands;
 mod structure;
@@ -140,9 +142,29 @@ fn verify_function(ctx: &mut Ctx<'_>, f: &crate::module::Function<'_>, s: &mut F
         let last = insts.len().saturating_sub(1);
         for (i, (data, result)) in insts.iter().zip(results).enumerate() {
             let inst = InstId::from_u32(start + i as u32);
+            let result = result.expand();
+            if fast::is_clean(m, defs, &mut s.cfg, local, inst, data, result) {
+                // Debug builds (every test) confirm the fast path with the full rules.
+                #[cfg(debug_assertions)]
+                {
+                    let mut errors = Vec::new();
+                    structure::inst(&mut Ctx { m, errors: &mut errors, defs }, f, block, inst, data, i == last);
+                    s.cfg.inst(
+                        &mut Ctx { m, errors: &mut errors, defs },
+                        &mut Vec::new(),
+                        f,
+                        (local, block),
+                        inst,
+                        data,
+                    );
+                    operands::inst(&mut Ctx { m, errors: &mut errors, defs }, f, inst, result, data);
+                    debug_assert!(errors.is_empty(), "fast path passed {inst:?}: {errors:?}");
+                }
+                continue;
+            }
             structure::inst(&mut Ctx { m, errors: &mut s.structure, defs }, f, block, inst, data, i == last);
             s.cfg.inst(&mut Ctx { m, errors: &mut s.dominance, defs }, &mut s.structure, f, (local, block), inst, data);
-            operands::inst(&mut Ctx { m, errors: &mut s.types, defs }, f, inst, result.expand(), data);
+            operands::inst(&mut Ctx { m, errors: &mut s.types, defs }, f, inst, result, data);
         }
     }
     // Undefined operands and misplaced terminators make the later rules judge

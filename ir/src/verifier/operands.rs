@@ -159,27 +159,13 @@ impl InstCheck<'_, '_, '_> {
             }
             InstData::Binary { op, args } => {
                 let ty = self.result_ty();
-                let ok = match op {
-                    Opcode::Add
-                    | Opcode::Sub
-                    | Opcode::Mul
-                    | Opcode::And
-                    | Opcode::Or
-                    | Opcode::Xor
-                    | Opcode::Shl
-                    | Opcode::Lshr
-                    | Opcode::Ashr => ty.is_int(),
-                    Opcode::Sdiv | Opcode::Srem => ty.is_signed_int(),
-                    Opcode::Udiv | Opcode::Urem => ty.is_unsigned_int(),
-                    Opcode::Fadd | Opcode::Fsub | Opcode::Fmul | Opcode::Fdiv | Opcode::Frem => ty.is_float(),
+                let Some(class) = BinaryClass::of(op) else {
                     // Another shape's opcode in a binary record (`FunctionBuilder::bin`
                     // takes any opcode): it is not an operation on two values.
-                    _ => {
-                        self.invalid_type(op.mnemonic(), ty);
-                        return;
-                    }
+                    self.invalid_type(op.mnemonic(), ty);
+                    return;
                 };
-                if !ok {
+                if !class.accepts(ty) {
                     self.invalid_type("binary operation", ty);
                     return;
                 }
@@ -192,30 +178,7 @@ impl InstCheck<'_, '_, '_> {
                 if !self.expect(args[1], ty) {
                     return;
                 }
-                let is_eq_type = ty.is_int() || ty == TypeId::BOOL || m.types.is_ptr(ty);
-                let (ok, operation) = match op {
-                    Opcode::Cmp => (
-                        match CmpOp::from_code(pred) {
-                            Some(CmpOp::Eq | CmpOp::Ne) => is_eq_type,
-                            Some(CmpOp::Slt | CmpOp::Sle | CmpOp::Sgt | CmpOp::Sge) => ty.is_signed_int(),
-                            Some(CmpOp::Ult | CmpOp::Ule | CmpOp::Ugt | CmpOp::Uge) => ty.is_unsigned_int(),
-                            Some(_) => ty.is_float(),
-                            None => false,
-                        },
-                        "comparison",
-                    ),
-                    Opcode::Icmp => (
-                        match ICmpPred::from_code(pred) {
-                            Some(ICmpPred::Eq | ICmpPred::Ne) => is_eq_type,
-                            Some(ICmpPred::Slt | ICmpPred::Sle | ICmpPred::Sgt | ICmpPred::Sge) => ty.is_signed_int(),
-                            Some(_) => ty.is_unsigned_int(),
-                            None => false,
-                        },
-                        "integer comparison",
-                    ),
-                    _ => (FCmpPred::from_code(pred).is_some() && ty.is_float(), "floating comparison"),
-                };
-                if !ok {
+                if let Err(operation) = compare_accepts(m, op, pred, ty) {
                     self.invalid_type(operation, ty);
                 }
             }
@@ -485,6 +448,81 @@ impl InstCheck<'_, '_, '_> {
                 return self.call_error(CallError::ArgumentType { index, expected: m.ty(param), got: m.ty(got) });
             }
         }
+    }
+}
+
+/// The operand types a (non-checked) binary opcode accepts.
+#[derive(Clone, Copy)]
+pub(super) enum BinaryClass {
+    Int,
+    SignedInt,
+    UnsignedInt,
+    Float,
+}
+
+impl BinaryClass {
+    /// `None` for opcodes that are not plain binary operations.
+    #[inline]
+    pub(super) fn of(op: Opcode) -> Option<BinaryClass> {
+        Some(match op {
+            Opcode::Add
+            | Opcode::Sub
+            | Opcode::Mul
+            | Opcode::And
+            | Opcode::Or
+            | Opcode::Xor
+            | Opcode::Shl
+            | Opcode::Lshr
+            | Opcode::Ashr => BinaryClass::Int,
+            Opcode::Sdiv | Opcode::Srem => BinaryClass::SignedInt,
+            Opcode::Udiv | Opcode::Urem => BinaryClass::UnsignedInt,
+            Opcode::Fadd | Opcode::Fsub | Opcode::Fmul | Opcode::Fdiv | Opcode::Frem => BinaryClass::Float,
+            _ => return None,
+        })
+    }
+
+    #[inline]
+    pub(super) fn accepts(self, ty: TypeId) -> bool {
+        match self {
+            BinaryClass::Int => ty.is_int(),
+            BinaryClass::SignedInt => ty.is_signed_int(),
+            BinaryClass::UnsignedInt => ty.is_unsigned_int(),
+            BinaryClass::Float => ty.is_float(),
+        }
+    }
+}
+
+/// Whether comparison `op` with predicate code `pred` accepts operands of type
+/// `ty`; otherwise the operation named in the error.
+#[inline]
+pub(super) fn compare_accepts(m: &crate::Module, op: Opcode, pred: u8, ty: TypeId) -> Result<(), &'static str> {
+    let is_eq_type = || ty.is_int() || ty == TypeId::BOOL || m.types.is_ptr(ty);
+    let (ok, operation) = match op {
+        Opcode::Cmp => (
+            match CmpOp::from_code(pred) {
+                Some(CmpOp::Eq | CmpOp::Ne) => is_eq_type(),
+                Some(CmpOp::Slt | CmpOp::Sle | CmpOp::Sgt | CmpOp::Sge) => ty.is_signed_int(),
+                Some(CmpOp::Ult | CmpOp::Ule | CmpOp::Ugt | CmpOp::Uge) => ty.is_unsigned_int(),
+                Some(_) => ty.is_float(),
+                None => false,
+            },
+            "comparison",
+        ),
+        Opcode::Icmp => (
+            match ICmpPred::from_code(pred) {
+                Some(ICmpPred::Eq | ICmpPred::Ne) => is_eq_type(),
+                Some(ICmpPred::Slt | ICmpPred::Sle | ICmpPred::Sgt | ICmpPred::Sge) => ty.is_signed_int(),
+                Some(_) => ty.is_unsigned_int(),
+                None => false,
+            },
+            "integer comparison",
+        ),
+        _ => (FCmpPred::from_code(pred).is_some() && ty.is_float(), "floating comparison"),
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(operation)
     }
 }
 
