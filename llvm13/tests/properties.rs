@@ -27,12 +27,15 @@ enum Terminator {
     CondBr(u8, u8, u8),
 }
 
+/// A block: its steps and its terminator.
+type BlockRecipe = (Vec<Step>, Terminator);
+
 #[derive(Clone, Debug)]
 struct Recipe {
     globals: Vec<(bool, u8, Option<u8>)>,
     ints: Vec<i32>,
     strings: Vec<[u8; 4]>,
-    functions: Vec<Option<Vec<(Vec<Step>, Terminator)>>>,
+    functions: Vec<Option<Vec<BlockRecipe>>>,
     names: bool,
     flags: (u8, u8),
     triple: Vec<u8>,
