@@ -8,11 +8,14 @@
 //! into the phi's slot, see [`Compiler::coalesce`]), and the result of a cast
 //! that is the identity on canonical slots ([`Compiler::aliases`]). Each other
 //! instruction becomes one [`Op`] with its operands resolved to slots; a
-//! compare whose only use is the next `cbr`, and an indexed `gep` whose only use
-//! is the next load or store, fuse with it. Edges into blocks with phis get
-//! moves — inline before a `br`, in a stub for `cbr`/`switch` — and a `br`
-//! into a loop header's compare-and-branch becomes an [`Op::Latch`] (with the
-//! `add` just before it, an [`Op::LatchAdd`]).
+//! compare whose only use is the next `cbr` fuses with it (one op per
+//! comparison, [`BranchCmp`]), and an indexed `gep` whose only use is the next
+//! scalar load or store fuses with it (with ops of their own for bytes and
+//! 8-byte scalars). Edges into blocks with phis get moves — inline before a
+//! `br`, in a stub for `cbr`/`switch` — and a `br` into a loop header's
+//! compare-and-branch becomes a latch doing both, together with up to two
+//! `add`s just before it (the loop's increment and an accumulator's,
+//! [`BranchKind`]).
 //! Parallel-move hazards (a phi source that another move of the edge
 //! overwrites) go through scratch slots. Finally the segments' step costs and
 //! the per-op error tables are computed (see [`crate::program`]) and every
@@ -32,8 +35,8 @@ use ir::{
 use crate::error::Site;
 use crate::numeric::{CheckedOp, FloatOp, FloatPred, IntOp, IntTy, Norm};
 use crate::program::{
-    function_address, AggLayout, Branch, CallSite, CastKind, DeclInfo, Extend, FuncInfo, GepIndex, GepInfo, GepTerm,
-    IntPred, LatchInfo, Leaf, Op, PcInfo, Program, SwitchTable,
+    function_address, AggLayout, Branch, BranchCmp, BranchKind, CallSite, CastKind, DeclInfo, Extend, FuncInfo,
+    GepIndex, GepInfo, GepTerm, IntPred, LatchInfo, Leaf, Op, PcInfo, Program, SwitchTable,
 };
 use crate::shape::{Kind, Shapes, MAX_DEPTH};
 
@@ -82,6 +85,7 @@ pub(crate) fn compile(m: &Module, shapes: &Shapes) -> Program {
     for f in m.functions() {
         cx.function(&f);
     }
+    cx.p.max_frame = cx.p.funcs.iter().map(|f| f.frame_slots).max().unwrap_or(0);
     cx.p
 }
 
@@ -545,11 +549,12 @@ impl Compiler<'_> {
             if let (InstData::Cbr { cond, dests }, Some((pc, cover, value))) = (data, last_cmp) {
                 if value == cond && self.uses.get(ix(cond)) == Some(&1) {
                     if let Some(Op::Cmp { pred, a, b, .. }) = self.p.code.get(pc as usize).copied() {
-                        let then_l = self.local(dests[0])?;
-                        let else_l = self.local(dests[1])?;
+                        let (cmp, a, b, swap) = BranchCmp::of(pred, a, b);
+                        let (then_l, else_l) = (self.local(dests[0])?, self.local(dests[1])?);
+                        let (then_l, else_l) = if swap { (else_l, then_l) } else { (then_l, else_l) };
                         self.p.branches.push(Branch::default());
                         let info = self.p.branches.len() as u32 - 1;
-                        self.p.code[pc as usize] = Op::BrCmp { pred, a, b, info };
+                        self.p.code[pc as usize] = Op::compare_branch(BranchKind::Branch, cmp, a, b, info);
                         self.p.pc_info[pc as usize] = PcInfo { site, cover: cover + pending + 1, after: 0 };
                         st.fixups.push((pc, 0, then_l));
                         st.fixups.push((pc, 1, else_l));
@@ -604,23 +609,47 @@ impl Compiler<'_> {
     }
 
     /// A load or store through the result of the [`Op::GepIndex`] at `pc` (its
-    /// only use), fused with it; `None` if `data` is not such an access.
-    fn fuse_access(&self, pc: u32, gep: ValueId, data: &InstData, result: Option<ValueId>) -> Result<Option<Op>, Fail> {
+    /// only use), fused with it; `None` if `data` is not such an access. The
+    /// access's size and alignment join the gep's [`GepIndex`], which no other
+    /// op shares.
+    fn fuse_access(
+        &mut self,
+        pc: u32,
+        gep: ValueId,
+        data: &InstData,
+        result: Option<ValueId>,
+    ) -> Result<Option<Op>, Fail> {
         let Some(Op::GepIndex { index, info, .. }) = self.p.code.get(pc as usize).copied() else {
             return Ok(None);
         };
-        Ok(match *data {
+        let wide = |k: Kind| matches!(k, Kind::I64 | Kind::U64 | Kind::F64 | Kind::FnPtr);
+        let (op, kind, align) = match *data {
             InstData::Memory { op: Opcode::Load, align, ty, ptr } if ptr.expand() == Some(gep) => {
                 let (Some(kind), Some(result)) = (self.shapes.kind(ty), result) else { return Ok(None) };
                 let dst = self.slot(result)?;
-                Some(Op::LoadElem { kind: kind as u8, align_log2: log2(align), dst, index, info })
+                let op = match kind {
+                    Kind::U8 => Op::LoadElemU8 { dst, index, info },
+                    k if wide(k) => Op::LoadElem64 { dst, index, info },
+                    _ => Op::LoadElem { kind: kind as u8, dst, index, info },
+                };
+                (op, kind, align)
             }
             InstData::Store { align, value, ptr } if ptr == gep && value != gep => {
                 let Some(kind) = self.shapes.kind(self.ty(value)?) else { return Ok(None) };
-                Some(Op::StoreElem { kind: kind as u8, align_log2: log2(align), src: self.slot(value)?, index, info })
+                let src = self.slot(value)?;
+                let op = match kind {
+                    Kind::U8 | Kind::I8 | Kind::U1 | Kind::Bool => Op::StoreElemByte { src, index, info },
+                    k if wide(k) => Op::StoreElem64 { src, index, info },
+                    _ => Op::StoreElem { kind: kind as u8, src, index, info },
+                };
+                (op, kind, align)
             }
-            _ => None,
-        })
+            _ => return Ok(None),
+        };
+        let Some(g) = self.p.gep_index.get_mut(info as usize) else { return Ok(None) };
+        g.size = kind.size();
+        g.align_mask = (1u64 << log2(align)) - 1;
+        Ok(Some(op))
     }
 
     fn inst(&mut self, st: &mut FnState, local: u32, inst: InstId, data: &InstData) -> Result<Op, Fail> {
@@ -995,9 +1024,25 @@ impl Compiler<'_> {
         if let (Some(constant), 1) = (constant, terms.1) {
             if let Some(term) = self.p.gep_terms.pop() {
                 if let Some(ty) = Kind::from_code(term.kind).int().filter(|t| t.bits <= 64) {
-                    let small = i64::try_from(term.stride).is_ok() && i64::try_from(constant).is_ok();
-                    let stride = term.stride;
-                    self.p.gep_index.push(GepIndex { base: base_slot, constant, stride, signed: ty.signed, small });
+                    let (stride64, constant64) = (i64::try_from(term.stride).ok(), i64::try_from(constant).ok());
+                    let small = stride64.is_some() && constant64.is_some();
+                    let fast_limit = match (small, ty.signed) {
+                        (false, _) => 0,
+                        (true, false) => 1 << 63,
+                        (true, true) => u64::MAX,
+                    };
+                    self.p.gep_index.push(GepIndex {
+                        base: base_slot,
+                        signed: ty.signed,
+                        small,
+                        fast_limit,
+                        stride64: stride64.unwrap_or(0),
+                        constant64: constant64.unwrap_or(0),
+                        size: 0,
+                        align_mask: 0,
+                        stride: term.stride,
+                        constant,
+                    });
                     let info = self.p.gep_index.len() as u32 - 1;
                     return Ok(Op::GepIndex { dst, index: term.slot, info });
                 }
@@ -1097,18 +1142,19 @@ impl Compiler<'_> {
             }
             let pred = self.block_of_pc(st, pc);
             let target = self.edge(st, pred, succ)?;
+            let branch = self.p.code.get(pc as usize).and_then(|op| op.as_compare_branch());
+            if let Some((BranchKind::Branch, _, _, _, info)) = branch {
+                if let Some(b) = self.p.branches.get_mut(info as usize) {
+                    if which == 0 {
+                        b.then_pc = target
+                    } else {
+                        b.else_pc = target
+                    }
+                }
+            }
             if let Some(op) = self.p.code.get_mut(pc as usize) {
                 match op {
                     Op::Jump { target: t } => *t = target,
-                    Op::BrCmp { info, .. } => {
-                        if let Some(b) = self.p.branches.get_mut(*info as usize) {
-                            if which == 0 {
-                                b.then_pc = target
-                            } else {
-                                b.else_pc = target
-                            }
-                        }
-                    }
                     Op::BrIf { then_pc, else_pc, .. } => {
                         if which == 0 {
                             *then_pc = target
@@ -1219,7 +1265,7 @@ impl Compiler<'_> {
     fn latches(&mut self, start: usize, end: usize) {
         // First the compare-and-branches learn the costs of their targets.
         for pc in start..end {
-            if let Op::BrCmp { info, .. } = self.p.code[pc] {
+            if let Some((BranchKind::Branch, _, _, _, info)) = self.p.code[pc].as_compare_branch() {
                 let entry = |pc: u32| u64::from(self.p.entry_cost.get(pc as usize).copied().unwrap_or(0));
                 if let Some(&Branch { then_pc, else_pc, .. }) = self.p.branches.get(info as usize) {
                     let (then_cost, else_cost) = (entry(then_pc), entry(else_pc));
@@ -1236,17 +1282,28 @@ impl Compiler<'_> {
                 Op::JumpPhis { target, count, site } => (target, count, site),
                 _ => continue,
             };
-            let Some(Op::BrCmp { pred, a, b, info }) = self.p.code.get(target as usize).copied() else {
+            let Some((BranchKind::Branch, cmp, a, b, info)) =
+                self.p.code.get(target as usize).and_then(|op| op.as_compare_branch())
+            else {
                 continue;
             };
             let Some(&Branch { then_pc, else_pc, .. }) = self.p.branches.get(info as usize) else { continue };
             let entry = |pc: u32| u64::from(self.p.entry_cost.get(pc as usize).copied().unwrap_or(0));
             let cost = u64::from(count) + entry(target);
             let (then_cost, else_cost) = (cost + entry(then_pc), cost + entry(else_pc));
-            let mut latch =
-                LatchInfo { header: target, count, site, then_pc, else_pc, then_cost, else_cost, add: [0; 3] };
+            let mut latch = LatchInfo {
+                header: target,
+                count,
+                site,
+                then_pc,
+                else_pc,
+                then_cost,
+                else_cost,
+                add: [0; 3],
+                first_add: [0; 3],
+            };
             let info = self.p.latches.len() as u32;
-            self.p.code[pc] = Op::Latch { pred, a, b, info };
+            self.p.code[pc] = Op::compare_branch(BranchKind::Latch, cmp, a, b, info);
             // An `add` right before the jump (a loop's increment) joins the latch:
             // the fused op covers both and the latch left behind is never reached.
             if let (true, Some(Op::Add { dst, a: x, b: y })) =
@@ -1254,8 +1311,19 @@ impl Compiler<'_> {
             {
                 latch.add = [dst, x, y];
                 let (add, jump) = (self.p.pc_info[pc - 1], self.p.pc_info[pc]);
-                self.p.code[pc - 1] = Op::LatchAdd { pred, a, b, info };
+                self.p.code[pc - 1] = Op::compare_branch(BranchKind::LatchAdd, cmp, a, b, info);
                 self.p.pc_info[pc - 1] = PcInfo { site: jump.site, cover: add.cover + jump.cover, after: 0 };
+                // A second `add` before that (an accumulator's) joins too. Neither
+                // add is a block's first op: ops before them end blocks.
+                if let (true, Some(Op::Add { dst, a: x, b: y })) =
+                    (pc - 1 > start, self.p.code.get(pc.wrapping_sub(2)).copied())
+                {
+                    latch.first_add = [dst, x, y];
+                    let first = self.p.pc_info[pc - 2];
+                    self.p.code[pc - 2] = Op::compare_branch(BranchKind::LatchAdd2, cmp, a, b, info);
+                    self.p.pc_info[pc - 2] =
+                        PcInfo { site: jump.site, cover: first.cover + add.cover + jump.cover, after: 0 };
+                }
             }
             self.p.latches.push(latch);
         }
@@ -1311,22 +1379,20 @@ impl Compiler<'_> {
         for op in p.code.get(start..end).unwrap_or(&[]) {
             let ok = match *op {
                 Op::Jump { target: t } | Op::JumpPhi { target: t } => target(t),
-                Op::LatchAdd { a, b, info, .. } => {
+                Op::LatchEq { a, b, info }
+                | Op::LatchSlt { a, b, info }
+                | Op::LatchUlt { a, b, info }
+                | Op::LatchAddEq { a, b, info }
+                | Op::LatchAddSlt { a, b, info }
+                | Op::LatchAddUlt { a, b, info }
+                | Op::LatchAdd2Eq { a, b, info }
+                | Op::LatchAdd2Slt { a, b, info }
+                | Op::LatchAdd2Ult { a, b, info } => {
                     fits(a, 1)
                         && fits(b, 1)
                         && p.latches.get(info as usize).is_some_and(|l| {
-                            l.add.iter().all(|&s| fits(s, 1))
+                            l.add.iter().chain(&l.first_add).all(|&s| fits(s, 1))
                                 && target(l.header)
-                                && target(l.then_pc)
-                                && target(l.else_pc)
-                                && (u64::from(l.site) + u64::from(l.count)) <= p.sites.len() as u64
-                        })
-                }
-                Op::Latch { a, b, info, .. } => {
-                    fits(a, 1)
-                        && fits(b, 1)
-                        && p.latches.get(info as usize).is_some_and(|l| {
-                            target(l.header)
                                 && target(l.then_pc)
                                 && target(l.else_pc)
                                 && (u64::from(l.site) + u64::from(l.count)) <= p.sites.len() as u64
@@ -1336,7 +1402,7 @@ impl Compiler<'_> {
                     target(t) && (u64::from(site) + u64::from(count)) <= p.sites.len() as u64
                 }
                 Op::BrIf { cond, then_pc, else_pc } => fits(cond, 1) && target(then_pc) && target(else_pc),
-                Op::BrCmp { a, b, info, .. } => {
+                Op::BrEq { a, b, info } | Op::BrSlt { a, b, info } | Op::BrUlt { a, b, info } => {
                     fits(a, 1)
                         && fits(b, 1)
                         && p.branches.get(info as usize).is_some_and(|br| target(br.then_pc) && target(br.else_pc))
@@ -1422,6 +1488,12 @@ impl Compiler<'_> {
                     fits(at, kind_slots(kind))
                         && fits(index, 1)
                         && p.gep_index.get(info as usize).is_some_and(|g| fits(g.base, 2))
+                }
+                Op::LoadElemU8 { dst: at, index, info }
+                | Op::LoadElem64 { dst: at, index, info }
+                | Op::StoreElemByte { src: at, index, info }
+                | Op::StoreElem64 { src: at, index, info } => {
+                    fits(at, 1) && fits(index, 1) && p.gep_index.get(info as usize).is_some_and(|g| fits(g.base, 2))
                 }
                 Op::Gep { dst, base, info } => {
                     fits(dst, 2)

@@ -20,12 +20,25 @@
 //! by the embedder ([`crate::Interpreter::allocate`]) sit below the stack and
 //! live as long as the interpreter. Only pointer stores touch the tag pages, so
 //! ordinary loads and stores cost a few compares and one metadata byte each.
+//!
+//! Fast path: a record keeps, besides its tag while it lives, the tag again in
+//! a "live and readable" and a "live and writable" field (0 otherwise), so
+//! [`Memory::fast`] checks lifetime, generation and permission with one compare,
+//! then the pointer and the accessed range as offsets within the allocation,
+//! then alignment. It accepts exactly the accesses that pass every check (the
+//! pointer's own address lying inside its allocation, as every pointer with
+//! provenance does) and says nothing about the others, which go through the
+//! exact checks in upstream's order; a unit test checks the agreement.
 
 use crate::error::MemoryTrap;
 
 /// The first address of the arena.
 pub(crate) const BASE: u64 = 0x1000;
 const RED_ZONE: u64 = 16;
+/// The arena never grows beyond this many bytes (far more than a `Vec` could
+/// hold anyway), so allocation sizes and offsets stay below 2^62: the access
+/// fast path relies on it.
+const ARENA_LIMIT: u64 = 1 << 62;
 const PAGE_BITS: usize = 12;
 const PAGE: usize = 1 << PAGE_BITS;
 
@@ -67,9 +80,23 @@ pub(crate) struct Record {
     /// First address.
     start: u64,
     size: u64,
+    /// The tag of pointers into the allocation while it lives, 0 once it has
+    /// died: one compare checks both lifetime and generation.
+    live: u64,
+    /// `live` if the allocation may be read (written), else 0: one compare
+    /// checks lifetime, generation and permission.
+    live_read: u64,
+    live_write: u64,
     generation: u32,
-    alive: bool,
     perms: u8,
+}
+
+impl Record {
+    /// The record of a live allocation whose pointers carry `tag`.
+    fn alive(start: u64, size: u64, tag: u64, generation: u32, perms: u8) -> Record {
+        let when = |bit: u8| if perms & bit != 0 { tag } else { 0 };
+        Record { start, size, live: tag, live_read: when(READ), live_write: when(WRITE), generation, perms }
+    }
 }
 
 /// An allocation failed because a limit would be exceeded.
@@ -138,7 +165,7 @@ impl Memory {
         if self.stack_live > keep {
             for &index in self.stack.get(keep..self.stack_live).unwrap_or(&[]) {
                 if let Some(r) = self.records.get_mut(index as usize) {
-                    r.alive = false;
+                    (r.live, r.live_read, r.live_write) = (0, 0, 0);
                 }
             }
             self.live -= (self.stack_live - keep) as u64;
@@ -160,11 +187,11 @@ impl Memory {
         let start = align_up(BASE + self.top, align).ok_or(AllocError::Bytes)?;
         let end = start.checked_add(size).ok_or(AllocError::Bytes)?;
         let new_top = (end - BASE).checked_add(RED_ZONE).ok_or(AllocError::Bytes)?;
-        if new_top > self.max_bytes {
+        if new_top > self.max_bytes || new_top > ARENA_LIMIT {
             return Err(AllocError::Bytes);
         }
         let (lo, hi) = ((start - BASE) as usize, (end - BASE) as usize);
-        let needed = new_top as usize;
+        let needed = usize::try_from(new_top).map_err(|_| AllocError::Bytes)?;
         if self.bytes.len() < needed {
             self.bytes.resize(needed, 0);
             self.meta.resize(needed, 0);
@@ -181,15 +208,16 @@ impl Memory {
     #[inline]
     pub(crate) fn allocate_stack(&mut self, size: u64, align: u64) -> Result<(u64, u64), AllocError> {
         let (start, size) = self.reserve(size, align)?;
-        let record = Record { start, size, generation: 0, alive: true, perms: READ | WRITE };
         let index = match self.stack.get(self.stack_live).copied() {
             Some(index) => match self.records.get_mut(index as usize) {
                 Some(r) if r.generation < u32::MAX => {
-                    *r = Record { generation: r.generation + 1, ..record };
+                    let generation = r.generation + 1;
+                    let tag = make_tag(index as usize, generation);
+                    *r = Record::alive(start, size, tag, generation, READ | WRITE);
                     index as usize
                 }
                 _ => {
-                    let index = self.push_record(record);
+                    let index = self.push_record(start, size, READ | WRITE);
                     if let Some(s) = self.stack.get_mut(self.stack_live) {
                         *s = index as u32;
                     }
@@ -197,7 +225,7 @@ impl Memory {
                 }
             },
             None => {
-                let index = self.push_record(record);
+                let index = self.push_record(start, size, READ | WRITE);
                 self.stack.push(index as u32);
                 index
             }
@@ -208,9 +236,11 @@ impl Memory {
         Ok((start, make_tag(index, generation)))
     }
 
-    fn push_record(&mut self, record: Record) -> usize {
-        self.records.push(record);
-        self.records.len() - 1
+    /// Appends a live record of generation 0.
+    fn push_record(&mut self, start: u64, size: u64, perms: u8) -> usize {
+        let index = self.records.len();
+        self.records.push(Record::alive(start, size, make_tag(index, 0), 0, perms));
+        index
     }
 
     /// A static allocation holding `contents`, made while no frame is active.
@@ -224,7 +254,7 @@ impl Memory {
         if let Some(m) = self.meta.get_mut(lo..lo + contents.len()) {
             m.fill(INIT);
         }
-        let index = self.push_record(Record { start, size, generation: 0, alive: true, perms: perms.bits() });
+        let index = self.push_record(start, size, perms.bits());
         self.live += 1;
         self.static_top = self.top;
         Ok((start, make_tag(index, 0)))
@@ -262,10 +292,49 @@ impl Memory {
         }
         let index = (tag as u32).wrapping_sub(1) as usize;
         let r = self.records.get(index).ok_or(MemoryTrap::OutOfBounds)?;
-        if !r.alive || r.generation != (tag >> 32) as u32 {
+        if r.live != tag {
             return Err(MemoryTrap::ExpiredAllocation);
         }
         Ok(r)
+    }
+
+    /// The fast path of every access: `Some(arena offset)` when `size` bytes
+    /// at `addr + delta`, reached from pointer `(addr, tag)`, pass all the checks
+    /// of an access needing `need` (`READ` or `WRITE`) with alignment mask
+    /// `align_mask`, and of the `gep` computing the address: a live allocation
+    /// of the right generation with the permission, the pointer inside it
+    /// (hence not null), the accessed range inside it (hence no overflow), the
+    /// alignment. `None` says only that some check failed: the caller then runs
+    /// the exact checks, which report the first failing one in upstream's order.
+    #[inline(always)]
+    pub(crate) fn fast(&self, addr: u64, tag: u64, delta: i64, size: u64, align_mask: u64, need: u8) -> Option<usize> {
+        let r = self.records.get((tag as u32).wrapping_sub(1) as usize)?;
+        let live = if need == WRITE { r.live_write } else { r.live_read };
+        // Offsets in the allocation. Sizes are below 2^62 (`ARENA_LIMIT`), so
+        // with `from <= r.size` the wrapping sum equals `from + delta` when that
+        // is not negative, and a negative one wraps above 2^63 and fails
+        // `to <= r.size` like any other out-of-range offset.
+        let from = addr.wrapping_sub(r.start);
+        let to = from.wrapping_add(delta as u64);
+        let target = r.start.wrapping_add(to);
+        let ok = (live == tag)
+            & (from <= r.size)
+            & (to <= r.size)
+            & (r.size.wrapping_sub(to) >= size)
+            & (target & align_mask == 0);
+        // target ≥ start ≥ BASE.
+        ok.then_some(target.wrapping_sub(BASE) as usize)
+    }
+
+    /// The fast path of `gep`: `Some(addr + delta)` when the pointer and the
+    /// result lie in its live allocation (or one past its end).
+    #[inline(always)]
+    pub(crate) fn fast_offset(&self, addr: u64, tag: u64, delta: i64) -> Option<u64> {
+        let r = self.records.get((tag as u32).wrapping_sub(1) as usize)?;
+        // As in `fast`.
+        let from = addr.wrapping_sub(r.start);
+        let to = from.wrapping_add(delta as u64);
+        ((r.live == tag) & (from <= r.size) & (to <= r.size)).then_some(r.start.wrapping_add(to))
     }
 
     /// `gep`: `addr + delta` within the same allocation (one past the end
@@ -354,7 +423,7 @@ impl Memory {
         let addr = BASE + off as u64;
         self.records
             .iter()
-            .find(|r| r.alive && r.start <= addr && addr < r.start + r.size)
+            .find(|r| r.live != 0 && r.start <= addr && addr < r.start + r.size)
             .map_or(off as u64, |r| addr - r.start)
     }
 
@@ -379,6 +448,33 @@ impl Memory {
         match (self.meta.get(off), self.bytes.get(off)) {
             (Some(&m), Some(&b)) if m & INIT != 0 => Ok(b),
             _ => Err(self.uninitialized(off, 1)),
+        }
+    }
+
+    /// Loads `N` initialised bytes (checked offset).
+    #[inline(always)]
+    pub(crate) fn read<const N: usize>(&self, off: usize) -> Result<[u8; N], MemoryTrap> {
+        let end = off.wrapping_add(N);
+        if let (Some(m), Some(b)) = (self.meta.get(off..end), self.bytes.get(off..end)) {
+            // One AND over all N metadata bytes, then one test.
+            if m.iter().fold(INIT, |acc, &x| acc & x) != 0 {
+                let mut out = [0u8; N];
+                out.copy_from_slice(b);
+                return Ok(out);
+            }
+        }
+        Err(self.uninitialized(off, N))
+    }
+
+    /// Stores `N` bytes and marks them initialised, clearing fragments (checked offset).
+    #[inline(always)]
+    pub(crate) fn write<const N: usize>(&mut self, off: usize, value: [u8; N]) {
+        let end = off.wrapping_add(N);
+        if let Some(b) = self.bytes.get_mut(off..end) {
+            b.copy_from_slice(&value);
+        }
+        if let Some(m) = self.meta.get_mut(off..end) {
+            m.fill(INIT);
         }
     }
 
@@ -589,5 +685,84 @@ mod tests {
         assert_eq!(m.read_ptr(off + 8), Ok((a, t)));
         m.write_u8(off + 3, (a >> 24) as u8);
         assert_eq!(m.read_ptr(off), Ok((a, 0)));
+    }
+
+    mod fast_path {
+        //! The fast paths accept an access only if the exact checks do, at the
+        //! same offset, and accept every ordinary in-bounds access.
+
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Allocations of every state: live stack ones, dead ones (including a
+        /// slot reused with a new generation), read-only and write-only static
+        /// ones; returns the memory and the pointers `(start, size, tag)`.
+        fn world(sizes: &[u64]) -> (Memory, Vec<(u64, u64, u64)>) {
+            let mut m = Memory::new(1 << 20, 64);
+            let mut pointers = Vec::new();
+            for (perms, contents) in [(Permissions::READ_ONLY, &b"read-only"[..]), (Permissions::WRITE_ONLY, b"w")] {
+                let (a, t) = m.allocate_static(contents, perms).unwrap();
+                pointers.push((a, contents.len() as u64, t));
+            }
+            let outer = m.mark();
+            for (i, &size) in sizes.iter().enumerate() {
+                let mark = m.mark();
+                let (a, t) = m.allocate_stack(size, 1 << (i % 5)).unwrap();
+                pointers.push((a, size, t));
+                if i % 3 == 2 {
+                    m.release(mark);
+                }
+            }
+            let (a, t) = m.allocate_stack(24, 8).unwrap();
+            pointers.push((a, 24, t));
+            m.release(outer);
+            let (a, t) = m.allocate_stack(40, 16).unwrap();
+            pointers.push((a, 40, t));
+            (m, pointers)
+        }
+
+        proptest! {
+            #[test]
+            fn fast_accesses_are_exact(
+                sizes in prop::collection::vec(0u64..64, 1..8),
+                queries in prop::collection::vec(
+                    (any::<prop::sample::Index>(), any::<prop::sample::Index>(), -80i64..80, any::<i64>(),
+                     any::<u64>(), 0u8..8, 0u32..5, 0u32..5, any::<bool>()),
+                    1..64),
+            ) {
+                let (m, pointers) = world(&sizes);
+                for (which, tag_of, shift, wild, raw, mode, size_log2, align_log2, write) in queries {
+                    let (start, size, tag) = pointers[which.index(pointers.len())];
+                    let addr = match mode {
+                        0 => raw,
+                        1 => 0,
+                        _ => start.wrapping_add(shift as u64),
+                    };
+                    let tag = match mode {
+                        2 => pointers[tag_of.index(pointers.len())].2,
+                        3 => 0,
+                        4 => raw,
+                        _ => tag,
+                    };
+                    let delta = if mode == 5 { wild } else { (size as i64 / 2).wrapping_sub(shift) };
+                    let (n, align) = (1u64 << size_log2, 1u64 << align_log2);
+                    let need = if write { WRITE } else { READ };
+                    let fast = m.fast(addr, tag, delta, n, align - 1, need);
+                    let exact = m.element64(addr, tag, delta, n, align, need);
+                    if let Some(off) = fast {
+                        prop_assert_eq!(exact, Ok(off));
+                    } else if exact.is_ok() && !(2..=4).contains(&mode) && addr.wrapping_sub(start) <= size {
+                        prop_assert!(false, "an ordinary access took the slow path: {addr:#x} {delta} {n}");
+                    }
+                    if let (Some(off), 0) = (fast, delta) {
+                        prop_assert_eq!(m.check(addr, tag, n, align, need), Ok(off));
+                    }
+                    let gep = m.fast_offset(addr, tag, delta);
+                    if let Some(target) = gep {
+                        prop_assert_eq!(m.offset(addr, tag, Some(i128::from(delta))), Ok(target));
+                    }
+                }
+            }
+        }
     }
 }

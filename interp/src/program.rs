@@ -7,7 +7,11 @@
 //! branches); constants, `const_decl`s and function addresses are not
 //! executed at all — their values sit in a per-function constant template
 //! copied into each new frame. Operations too rare to deserve room in an `Op`
-//! keep their extra operands in side tables.
+//! keep their extra operands in side tables. Frequent combinations have ops of
+//! their own, each specialised enough that the dispatch loop does not switch
+//! again on a field: fused compare-and-branches and loop latches per
+//! comparison ([`BranchCmp`], [`BranchKind`]), fused indexed loads and stores
+//! per access width.
 //!
 //! Steps are charged per *segment*: the ops from a control-transfer target up
 //! to the next call or terminator. Each transfer charges the whole cost of the
@@ -82,18 +86,78 @@ pub(crate) enum Op {
         count: u32,
         site: u32,
     },
-    /// A `br` (after its phi moves) to a block whose first op is a
-    /// [`Op::BrCmp`]: charges the phis and that block's segment, then compares
-    /// and branches as the `BrCmp` would ([`Program::latches`]).
-    Latch {
-        pred: IntPred,
+    /// `cmp`/`icmp` fused with the `cbr` that is its only use, branching on
+    /// `a == b` (targets in [`Program::branches`]).
+    BrEq {
         a: u32,
         b: u32,
         info: u32,
     },
-    /// An `add` (64-bit) followed by a [`Op::Latch`]: `add` operands in the latch info.
-    LatchAdd {
-        pred: IntPred,
+    /// [`Op::BrEq`] on signed `a < b`.
+    BrSlt {
+        a: u32,
+        b: u32,
+        info: u32,
+    },
+    /// [`Op::BrEq`] on unsigned `a < b`.
+    BrUlt {
+        a: u32,
+        b: u32,
+        info: u32,
+    },
+    /// A `br` (after its phi moves) to a block whose first op is a fused
+    /// compare-and-branch: charges the phis and that block's segment, then
+    /// compares `a == b` and branches as that op would ([`Program::latches`]).
+    LatchEq {
+        a: u32,
+        b: u32,
+        info: u32,
+    },
+    /// [`Op::LatchEq`] on signed `a < b`.
+    LatchSlt {
+        a: u32,
+        b: u32,
+        info: u32,
+    },
+    /// [`Op::LatchEq`] on unsigned `a < b`.
+    LatchUlt {
+        a: u32,
+        b: u32,
+        info: u32,
+    },
+    /// A 64-bit `add` (operands in the latch info), then [`Op::LatchEq`].
+    LatchAddEq {
+        a: u32,
+        b: u32,
+        info: u32,
+    },
+    /// [`Op::LatchAddEq`] on signed `a < b`.
+    LatchAddSlt {
+        a: u32,
+        b: u32,
+        info: u32,
+    },
+    /// [`Op::LatchAddEq`] on unsigned `a < b`.
+    LatchAddUlt {
+        a: u32,
+        b: u32,
+        info: u32,
+    },
+    /// Two 64-bit `add`s (an accumulator's and the loop's increment, operands
+    /// in the latch info), then [`Op::LatchEq`].
+    LatchAdd2Eq {
+        a: u32,
+        b: u32,
+        info: u32,
+    },
+    /// [`Op::LatchAdd2Eq`] on signed `a < b`.
+    LatchAdd2Slt {
+        a: u32,
+        b: u32,
+        info: u32,
+    },
+    /// [`Op::LatchAdd2Eq`] on unsigned `a < b`.
+    LatchAdd2Ult {
         a: u32,
         b: u32,
         info: u32,
@@ -103,14 +167,6 @@ pub(crate) enum Op {
         cond: u32,
         then_pc: u32,
         else_pc: u32,
-    },
-    /// `cmp`/`icmp` fused with the `cbr` that is its only use (targets in
-    /// [`Program::branches`]).
-    BrCmp {
-        pred: IntPred,
-        a: u32,
-        b: u32,
-        info: u32,
     },
     /// `switch` on a one-slot scrutinee (table in [`Program::switches`]).
     Switch {
@@ -408,10 +464,10 @@ pub(crate) enum Op {
         index: u32,
         info: u32,
     },
-    /// A [`Op::GepIndex`] fused with the scalar load that is its only use.
+    /// A [`Op::GepIndex`] fused with the scalar load that is its only use
+    /// (access size and alignment in the [`GepIndex`]).
     LoadElem {
         kind: u8,
-        align_log2: u8,
         dst: u32,
         index: u32,
         info: u32,
@@ -419,7 +475,30 @@ pub(crate) enum Op {
     /// A [`Op::GepIndex`] fused with the scalar store that is its only use.
     StoreElem {
         kind: u8,
-        align_log2: u8,
+        src: u32,
+        index: u32,
+        info: u32,
+    },
+    /// [`Op::LoadElem`] of a `u8`.
+    LoadElemU8 {
+        dst: u32,
+        index: u32,
+        info: u32,
+    },
+    /// [`Op::LoadElem`] of an 8-byte integer, float or function pointer.
+    LoadElem64 {
+        dst: u32,
+        index: u32,
+        info: u32,
+    },
+    /// [`Op::StoreElem`] of a `u8`, `i8`, `u1` or `bool` (the slot's low byte).
+    StoreElemByte {
+        src: u32,
+        index: u32,
+        info: u32,
+    },
+    /// [`Op::StoreElem`] of an 8-byte integer, float or function pointer.
+    StoreElem64 {
         src: u32,
         index: u32,
         info: u32,
@@ -429,6 +508,91 @@ pub(crate) enum Op {
         base: u32,
         info: u32,
     },
+}
+
+/// The comparison of a fused compare-and-branch. Translation reduces every
+/// integer predicate to one of these by swapping targets and operands (`ne` is
+/// `eq` with the targets swapped, `a ≤ b` is `b < a` with them swapped), and
+/// each kind of compare-and-branch has an op per comparison, so the dispatch
+/// loop never switches on a predicate.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum BranchCmp {
+    Eq,
+    Slt,
+    Ult,
+}
+
+impl BranchCmp {
+    /// The comparison deciding `pred(a, b)`, its operands, and whether the
+    /// targets swap (the branch goes to the `then` target when it is false).
+    pub(crate) fn of(pred: IntPred, a: u32, b: u32) -> (BranchCmp, u32, u32, bool) {
+        match pred {
+            IntPred::Eq => (BranchCmp::Eq, a, b, false),
+            IntPred::Ne => (BranchCmp::Eq, a, b, true),
+            IntPred::Slt => (BranchCmp::Slt, a, b, false),
+            IntPred::Sle => (BranchCmp::Slt, b, a, true),
+            IntPred::Ult => (BranchCmp::Ult, a, b, false),
+            IntPred::Ule => (BranchCmp::Ult, b, a, true),
+        }
+    }
+}
+
+/// The kinds of compare-and-branch ops: what they do before comparing.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum BranchKind {
+    /// Nothing: a `cbr` on a compare ([`Program::branches`]).
+    Branch,
+    /// A loop latch ([`Program::latches`]), after its phis' moves.
+    Latch,
+    /// A latch after one `add`.
+    LatchAdd,
+    /// A latch after two `add`s.
+    LatchAdd2,
+}
+
+impl Op {
+    /// The compare-and-branch op of kind `kind` comparing slots `a` and `b`.
+    pub(crate) fn compare_branch(kind: BranchKind, cmp: BranchCmp, a: u32, b: u32, info: u32) -> Op {
+        use BranchCmp::{Eq, Slt, Ult};
+        use BranchKind::{Branch, Latch, LatchAdd, LatchAdd2};
+        match (kind, cmp) {
+            (Branch, Eq) => Op::BrEq { a, b, info },
+            (Branch, Slt) => Op::BrSlt { a, b, info },
+            (Branch, Ult) => Op::BrUlt { a, b, info },
+            (Latch, Eq) => Op::LatchEq { a, b, info },
+            (Latch, Slt) => Op::LatchSlt { a, b, info },
+            (Latch, Ult) => Op::LatchUlt { a, b, info },
+            (LatchAdd, Eq) => Op::LatchAddEq { a, b, info },
+            (LatchAdd, Slt) => Op::LatchAddSlt { a, b, info },
+            (LatchAdd, Ult) => Op::LatchAddUlt { a, b, info },
+            (LatchAdd2, Eq) => Op::LatchAdd2Eq { a, b, info },
+            (LatchAdd2, Slt) => Op::LatchAdd2Slt { a, b, info },
+            (LatchAdd2, Ult) => Op::LatchAdd2Ult { a, b, info },
+        }
+    }
+
+    /// The parts of a compare-and-branch op: kind, comparison, operand slots
+    /// and side-table index.
+    pub(crate) fn as_compare_branch(self) -> Option<(BranchKind, BranchCmp, u32, u32, u32)> {
+        use BranchCmp::{Eq, Slt, Ult};
+        use BranchKind::{Branch, Latch, LatchAdd, LatchAdd2};
+        let (kind, cmp, a, b, info) = match self {
+            Op::BrEq { a, b, info } => (Branch, Eq, a, b, info),
+            Op::BrSlt { a, b, info } => (Branch, Slt, a, b, info),
+            Op::BrUlt { a, b, info } => (Branch, Ult, a, b, info),
+            Op::LatchEq { a, b, info } => (Latch, Eq, a, b, info),
+            Op::LatchSlt { a, b, info } => (Latch, Slt, a, b, info),
+            Op::LatchUlt { a, b, info } => (Latch, Ult, a, b, info),
+            Op::LatchAddEq { a, b, info } => (LatchAdd, Eq, a, b, info),
+            Op::LatchAddSlt { a, b, info } => (LatchAdd, Slt, a, b, info),
+            Op::LatchAddUlt { a, b, info } => (LatchAdd, Ult, a, b, info),
+            Op::LatchAdd2Eq { a, b, info } => (LatchAdd2, Eq, a, b, info),
+            Op::LatchAdd2Slt { a, b, info } => (LatchAdd2, Slt, a, b, info),
+            Op::LatchAdd2Ult { a, b, info } => (LatchAdd2, Ult, a, b, info),
+            _ => return None,
+        };
+        Some((kind, cmp, a, b, info))
+    }
 }
 
 /// Per-op facts used only on error paths.
@@ -532,15 +696,26 @@ pub(crate) struct GepInfo {
 pub(crate) struct GepIndex {
     /// The base pointer's slot.
     pub base: u32,
-    pub constant: i128,
-    pub stride: u64,
     /// Whether the index's type is signed.
     pub signed: bool,
-    /// Whether the stride and the constant fit `i64` (the fast path).
+    /// Whether the stride and the constant fit `i64`.
     pub small: bool,
+    /// The fast path takes indices (as `u64`) below this: 2^63 for an unsigned
+    /// index, `u64::MAX` for a signed one (so negative ones too, except −1),
+    /// 0 (never) unless `small`. Above it the exact `i128` path runs.
+    pub fast_limit: u64,
+    /// `stride` and `constant` as `i64` (when `small`).
+    pub stride64: i64,
+    pub constant64: i64,
+    /// For a fused [`Op::LoadElem`] / [`Op::StoreElem`]: the access's size and
+    /// alignment − 1.
+    pub size: u64,
+    pub align_mask: u64,
+    pub stride: u64,
+    pub constant: i128,
 }
 
-/// The targets of a [`Op::BrCmp`] and the steps of the segments they enter.
+/// The targets of a [`BranchKind::Branch`] op and the steps of the segments they enter.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Branch {
     pub then_pc: u32,
@@ -552,7 +727,7 @@ pub(crate) struct Branch {
 /// A loop latch: the jump's phis and the header it skips.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LatchInfo {
-    /// The header's `BrCmp`.
+    /// The header's compare-and-branch.
     pub header: u32,
     /// Phis of the header and the site of the first.
     pub count: u32,
@@ -563,14 +738,19 @@ pub(crate) struct LatchInfo {
     /// `then_pc` / `else_pc`.
     pub then_cost: u64,
     pub else_cost: u64,
-    /// For [`Op::LatchAdd`]: the `add`'s destination and operand slots.
+    /// For [`BranchKind::LatchAdd`] and [`BranchKind::LatchAdd2`]: the (last)
+    /// `add`'s destination and operand slots.
     pub add: [u32; 3],
+    /// For [`BranchKind::LatchAdd2`]: the first `add`'s.
+    pub first_add: [u32; 3],
 }
 
 /// The translated module.
 #[derive(Default)]
 pub(crate) struct Program {
     pub code: Vec<Op>,
+    /// The largest frame of any function, in slots.
+    pub max_frame: u32,
     /// Steps charged when control enters a segment at this pc.
     pub entry_cost: Vec<u32>,
     pub pc_info: Vec<PcInfo>,

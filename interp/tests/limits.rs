@@ -179,3 +179,43 @@ fn memory_bytes_and_allocations() {
     // Limits are distinct from traps, and the interpreter is reusable after either.
     assert!(i.call("f", &[Value::U32(3)]).is_ok());
 }
+
+/// Frames of more than 65,536 slots (here two 40,000-element array values) run
+/// with bounds-checked frame windows, calls and traps included.
+#[test]
+fn large_frames() {
+    let n = 40_000u64;
+    let array = Type::array(Type::U64, n);
+    let mut mb = builder();
+    let mut id = mb.begin_function("id", vec![("x".into(), Type::U64)], Type::U64);
+    let x = id.param_value(0);
+    id.ret(Some(x));
+    id.finish();
+    let mut f = mb.begin_function("f", vec![("i".into(), Type::I64)], Type::U64);
+    let i = f.param_value(0);
+    let id_fn = f.function_id("id").unwrap();
+    let a = f.alloca(array.clone(), 8);
+    let b = f.alloca(array.clone(), 8);
+    let ones = f.const_u8(1);
+    let bytes = f.const_u64(8 * n);
+    let raw = f.cast(ir::CastOp::Bitcast, a, Type::ptr(Type::U8));
+    f.memset(raw, ones, bytes, 8);
+    let v = f.load(array.clone(), a, 8);
+    f.store(array.clone(), v, b, 8);
+    let w = f.load(array.clone(), b, 8);
+    f.store(array, w, a, 8);
+    let zero = f.const_i64(0);
+    let at = f.gep(Type::ptr(Type::U64), b, &[zero, i]);
+    let element = f.load(Type::U64, at, 8);
+    let r = f.call(Callee::Direct(id_fn), vec![element]).unwrap().unwrap();
+    f.ret(Some(r));
+    f.finish();
+    let m = mb.finish();
+    let mut interp = Interpreter::new(&m, Options::default()).unwrap();
+    let outcome = interp.call("f", &[Value::I64(39_999)]).unwrap();
+    assert_eq!(outcome.value, Some(Value::U64(0x0101_0101_0101_0101)));
+    let e = interp.call("f", &[Value::I64(40_000)]).unwrap_err();
+    let t = e.as_trap().unwrap();
+    assert_eq!((t.reason.clone(), t.site.inst), (TrapReason::Memory(interp::MemoryTrap::OutOfBounds), 12));
+    assert_eq!(interp.call("id", &[Value::U64(7)]).unwrap().value, Some(Value::U64(7)));
+}

@@ -118,6 +118,144 @@ fn bounds() {
     assert_eq!((t.reason, t.site.inst, t.steps), (mem(MemoryTrap::Uninitialized { offset: 0 }), 3, 4));
 }
 
+/// `f(i, j)` stores `v` at `arr[i]` of a 4-element array and returns `arr[j]`;
+/// each runtime-index `gep` fuses with its access. Instructions: 0 and 1 the
+/// constants, 2 the alloca, 3 and 4 the store's gep and store, 5 and 6 the
+/// load's gep and load.
+fn element_module(ty: Type, v: impl FnOnce(&mut ir::FunctionBuilder<'_>) -> ir::ValueId) -> ir::Module {
+    function(&[Type::I64, Type::I64], ty.clone(), |f, p| {
+        let zero = f.const_i64(0);
+        let v = v(f);
+        let arr = f.alloca(Type::array(ty.clone(), 4), 1);
+        let at = f.gep(ptr(ty.clone()), arr, &[zero, p[0]]);
+        f.store(ty.clone(), v, at, 1);
+        let from = f.gep(ptr(ty.clone()), arr, &[zero, p[1]]);
+        Some(f.load(ty, from, 1))
+    })
+}
+
+#[test]
+fn element_accesses_of_every_width_check_everything() {
+    type Make = fn(&mut ir::FunctionBuilder<'_>) -> ir::ValueId;
+    let cases: [(Type, Make, Value); 9] = [
+        (Type::U8, |f| f.const_u8(200), Value::U8(200)),
+        (Type::I8, |f| f.const_i8(-3), Value::I8(-3)),
+        (Type::Bool, |f| f.const_bool(true), Value::Bool(true)),
+        (Type::U1, |f| f.const_u1(1), Value::U1(1)),
+        (Type::I64, |f| f.const_i64(-5), Value::I64(-5)),
+        (Type::U64, |f| f.const_u64(u64::MAX), Value::U64(u64::MAX)),
+        (Type::F64, |f| f.const_f64(-0.5), Value::F64(-0.5)),
+        (Type::I32, |f| f.const_i32(-7), Value::I32(-7)),
+        (Type::U128, |f| f.const_u128(u128::MAX - 1), Value::U128(u128::MAX - 1)),
+    ];
+    for (ty, make, expected) in cases {
+        let size = match &ty {
+            Type::U8 | Type::I8 | Type::Bool | Type::U1 => 1,
+            Type::I32 => 4,
+            Type::U128 => 16,
+            _ => 8,
+        };
+        let m = element_module(ty.clone(), make);
+        let at = |i: i64, j: i64| {
+            let t = trap(&m, &[Value::I64(i), Value::I64(j)]);
+            (t.reason, t.site.inst, t.steps)
+        };
+        assert_eq!(value(&m, &[Value::I64(2), Value::I64(2)]), expected, "{ty:?}");
+        assert_eq!(value(&m, &[Value::I64(3), Value::I64(3)]), expected, "{ty:?}");
+        // One past the end may be formed but not accessed; further, or before the start, not formed.
+        assert_eq!(at(4, 0), (mem(MemoryTrap::OutOfBounds), 4, 5), "{ty:?}");
+        assert_eq!(at(5, 0), (mem(MemoryTrap::OutOfBounds), 3, 4), "{ty:?}");
+        assert_eq!(at(-1, 0), (mem(MemoryTrap::OutOfBounds), 3, 4), "{ty:?}");
+        assert_eq!(at(i64::MIN, 0), (mem(MemoryTrap::AddressOverflow), 3, 4), "{ty:?}");
+        // i64::MAX bytes further is still an address; twice that is not.
+        let far = if size == 1 { MemoryTrap::OutOfBounds } else { MemoryTrap::AddressOverflow };
+        assert_eq!(at(i64::MAX, 0), (mem(far), 3, 4), "{ty:?}");
+        assert_eq!(at(0, 4), (mem(MemoryTrap::OutOfBounds), 6, 7), "{ty:?}");
+        assert_eq!(at(0, -2), (mem(MemoryTrap::OutOfBounds), 5, 6), "{ty:?}");
+        // The neighbour of a written element is uninitialised.
+        assert_eq!(at(0, 1), (mem(MemoryTrap::Uninitialized { offset: size }), 6, 7), "{ty:?}");
+    }
+}
+
+#[test]
+fn element_accesses_through_every_kind_of_pointer() {
+    // `f(p, i)`: `p[i] = 1` then `p[i]` (i64 elements), through a pointer from the embedder.
+    let store_load = function(&[ptr(Type::I64), Type::U64], Type::I64, |f, p| {
+        let one = f.const_i64(1);
+        let at = f.gep(ptr(Type::I64), p[0], &[p[1]]);
+        f.store(Type::I64, one, at, 8);
+        let from = f.gep(ptr(Type::I64), p[0], &[p[1]]);
+        Some(f.load(Type::I64, from, 8))
+    });
+    let load = function(&[ptr(Type::U8), Type::U64], Type::U8, |f, p| {
+        let from = f.gep(ptr(Type::U8), p[0], &[p[1]]);
+        Some(f.load(Type::U8, from, 1))
+    });
+    let store = function(&[ptr(Type::U8), Type::U64], Type::Void, |f, p| {
+        let v = f.const_u8(9);
+        let at = f.gep(ptr(Type::U8), p[0], &[p[1]]);
+        f.store(Type::U8, v, at, 1);
+        None
+    });
+    let call = |i: &mut Interpreter, p: Pointer, index: u64| {
+        i.call("f", &[Value::Ptr(p), Value::U64(index)])
+            .map(|o| o.value)
+            .map_err(|e| e.as_trap().unwrap().reason.clone())
+    };
+    let mut i = Interpreter::new(&load, Options::default()).unwrap();
+    let read_only = i.allocate(b"abc", Permissions::READ_ONLY).unwrap();
+    let write_only = i.allocate(b"abc", Permissions::WRITE_ONLY).unwrap();
+    assert_eq!(call(&mut i, read_only, 2), Ok(Some(Value::U8(b'c'))));
+    assert_eq!(call(&mut i, write_only, 0), Err(mem(MemoryTrap::PermissionDenied)));
+    assert_eq!(call(&mut i, read_only, 3), Err(mem(MemoryTrap::OutOfBounds)));
+    // An unsigned index of 2^63 or more does not fit the fast path's i64 arithmetic.
+    assert_eq!(call(&mut i, read_only, 1 << 63), Err(mem(MemoryTrap::OutOfBounds)));
+    assert_eq!(call(&mut i, read_only, u64::MAX), Err(mem(MemoryTrap::AddressOverflow)));
+    assert_eq!(call(&mut i, Pointer::NULL, 0), Err(mem(MemoryTrap::NullPointer)));
+    assert_eq!(call(&mut i, Pointer::from_address(read_only.address()), 0), Err(mem(MemoryTrap::MissingProvenance)));
+    let mut i = Interpreter::new(&store, Options::default()).unwrap();
+    let read_only = i.allocate(b"abc", Permissions::READ_ONLY).unwrap();
+    let write_only = i.allocate(b"abc", Permissions::WRITE_ONLY).unwrap();
+    assert_eq!(call(&mut i, read_only, 1), Err(mem(MemoryTrap::PermissionDenied)));
+    assert_eq!(call(&mut i, write_only, 1), Ok(None));
+    let mut i = Interpreter::new(&store_load, Options::default()).unwrap();
+    let cells = i.allocate(&[0; 24], Permissions::READ_WRITE).unwrap();
+    assert_eq!(call(&mut i, cells, 2), Ok(Some(Value::I64(1))));
+    assert_eq!(call(&mut i, cells, 3), Err(mem(MemoryTrap::OutOfBounds)));
+    // A misaligned base: i64 elements from byte offset 1 of the allocation, with align 8.
+    let misaligned = function(&[Type::U64], Type::I64, |f, p| {
+        let bytes = f.alloca(Type::array(Type::U8, 32), 16);
+        let zero = f.const_i64(0);
+        let one = f.const_i64(1);
+        let odd = f.gep(ptr(Type::U8), bytes, &[zero, one]);
+        let cells = f.cast(CastOp::Bitcast, odd, ptr(Type::I64));
+        let at = f.gep(ptr(Type::I64), cells, &[p[0]]);
+        Some(f.load(Type::I64, at, 8))
+    });
+    assert!(matches!(
+        reason(&misaligned, &[Value::U64(1)]),
+        TrapReason::Memory(MemoryTrap::Misaligned { alignment: 8, .. })
+    ));
+    // Through a pointer into a frame that has returned.
+    let mut mb = builder();
+    let mut leak = mb.begin_function("leak", vec![], ptr(Type::I64));
+    let slot = leak.alloca(Type::array(Type::I64, 4), 8);
+    let zero = leak.const_i64(0);
+    let first = leak.gep(ptr(Type::I64), slot, &[zero, zero]);
+    leak.ret(Some(first));
+    leak.finish();
+    let mut f = mb.begin_function("f", vec![("i".into(), Type::I64)], Type::I64);
+    let i_value = f.param_value(0);
+    let leak_id = f.function_id("leak").unwrap();
+    let p = f.call(Callee::Direct(leak_id), vec![]).unwrap().unwrap();
+    let at = f.gep(ptr(Type::I64), p, &[i_value]);
+    let v = f.load(Type::I64, at, 8);
+    f.ret(Some(v));
+    f.finish();
+    let m = mb.finish();
+    assert_eq!(reason(&m, &[Value::I64(1)]), mem(MemoryTrap::ExpiredAllocation));
+}
+
 #[test]
 fn address_overflow() {
     let m = function(&[Type::I64], ptr(Type::I64), |f, p| {
