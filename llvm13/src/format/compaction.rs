@@ -2,9 +2,9 @@
 //!
 //! The model never shows local numbers: the reader translates every slot of a function with a table back to the
 //! uncompacted numbering, and the writer decides per function, with the 1.3 writer's thresholds, whether a table pays
-//! and translates the other way. Both directions use one [`Compaction`].
+//! and translates the other way. Both directions use one `Compaction`.
 //!
-//! Writer decision (§12, [M]): the type list is kept only when the module has a first-class (pointer) type at global
+//! Writer decision (§12, confidence M): the type list is kept only when the module has a first-class (pointer) type at global
 //! slot 64 or above; a value plane is kept unless (null + module values + function values) < 64, or the function
 //! defines no values in it and every module slot it references is below 64; the block is written when a type list or
 //! a plane survives. Entries, types and planes are ordered by first use: argument types, then per instruction its
