@@ -39,7 +39,9 @@ use crate::format::tlv::{write_chunk, write_data_chunk, Tag};
 use crate::format::trace::{write_traces, TraceRecord};
 use crate::format::type_id::{simple_form, VopType};
 use crate::format::vli::{write_svli, write_uvli32, write_uvli64};
-use crate::format::vop::{opcode as op, EncodeError, Vop, VopEncoder};
+use crate::format::vop::{
+    opcode as op, EncodeError, VopEncoder, MASK_DST, MASK_IMM, MASK_SRCA, MASK_SRCB, MASK_SRCC, MASK_STYPE, MASK_TYPE,
+};
 use crate::profile::{self, class};
 
 /// Writes `module` as its canonical FR2E image.
@@ -102,7 +104,13 @@ enum Operand {
     Function(FunctionId),
     /// Global Address of a function's FN entry (`function_addr`).
     FunctionAddress(FunctionId),
-    Constant(ConstValue),
+    /// The payload of a `const`, `const_wide` or `const_decl` instruction (kept as a handle: a `ConstValue` is 32
+    /// bytes, and logical VOPs are copied around).
+    ConstInst(ir::InstId),
+    /// An entry of the constant table (a switch key).
+    ConstKey(ir::ConstId),
+    /// The integer 0 (`null_function`).
+    Zero,
 }
 
 /// A logical immediate.
@@ -188,7 +196,7 @@ impl<'m> Emitter<'m> {
             }
             sink(&Lvop { imm: Imm::Label(block), ..Lvop::new(op::LABEL) })?;
             for inst in m.block_insts(block) {
-                self.inst(m.inst(inst), m.inst_result(inst), sink)?;
+                self.inst(inst, m.inst(inst), m.inst_result(inst), sink)?;
             }
         }
         Ok(())
@@ -196,6 +204,7 @@ impl<'m> Emitter<'m> {
 
     fn inst(
         &mut self,
+        inst: ir::InstId,
         data: &InstData,
         result: Option<ValueId>,
         sink: &mut dyn FnMut(&Lvop) -> Result<(), LowerError>,
@@ -212,11 +221,7 @@ impl<'m> Emitter<'m> {
             InstData::Nullary { op: Opcode::Undef } => Lvop { ty: Some(result_ty()?), dst, ..Lvop::new(op::X_UNDEF) },
             InstData::Nullary { .. } => return Err(self.invalid("unknown nullary instruction")),
             InstData::Const { .. } | InstData::ConstWide { .. } | InstData::ConstDecl { .. } => {
-                let payload = match *data {
-                    InstData::ConstDecl { decl } => m.const_decl(decl).value,
-                    _ => m.const_payload(data).ok_or_else(|| self.invalid("a wide constant is missing"))?,
-                };
-                Lvop { ty: Some(result_ty()?), dst, srca: Operand::Constant(payload), ..Lvop::new(op::MOV) }
+                Lvop { ty: Some(result_ty()?), dst, srca: Operand::ConstInst(inst), ..Lvop::new(op::MOV) }
             }
             InstData::Unary { op: Opcode::Not, arg } => {
                 Lvop { opr: 0x02, ty: Some(result_ty()?), dst, srca: value(arg), ..Lvop::new(op::UNARY) }
@@ -339,7 +344,7 @@ impl<'m> Emitter<'m> {
             InstData::FuncRef { func, .. } => {
                 let srca = match func.expand() {
                     Some(f) => Operand::FunctionAddress(f),
-                    None => Operand::Constant(ConstValue::I(0)),
+                    None => Operand::Zero,
                 };
                 Lvop { ty: Some(result_ty()?), dst, srca, ..Lvop::new(op::MOV) }
             }
@@ -382,11 +387,10 @@ impl<'m> Emitter<'m> {
                     Lvop { ty: Some(ty), srca: value(arg), imm: Imm::EmptyTable(default), ..Lvop::new(op::JMPTAB) }
                 } else {
                     for pair in cases.chunks_exact(2) {
-                        let key = m.constant(ir::ConstId::from_u32(pair[0]));
                         sink(&Lvop {
                             ty: Some(ty),
                             srca: value(arg),
-                            srcb: Operand::Constant(key),
+                            srcb: Operand::ConstKey(ir::ConstId::from_u32(pair[0])),
                             imm: Imm::Label(BlockId::from_u32(pair[1])),
                             ..Lvop::new(op::JCMP)
                         })?;
@@ -429,6 +433,8 @@ struct Lower<'m> {
     signatures: Vec<Option<Box<str>>>,
     /// The encoded `s` attribute chunk by TypeId, computed on first use (phase 1 of A14.5).
     s_attributes: Vec<Option<Box<[u8]>>>,
+    /// A whole `V` chunk holding only the `s` attribute, by TypeId, computed on first use.
+    v_chunks: Vec<Option<Box<[u8]>>>,
     /// The VOP Type ID by TypeId, computed on first use (phase 2).
     vop_types: Vec<Option<VopType>>,
     /// Register of each value (see [`ARG`]); values are numbered module-wide, so one table serves every body.
@@ -477,6 +483,7 @@ impl<'m> Lower<'m> {
             visited: vec![false; types.len()],
             signatures: vec![None; types.len()],
             s_attributes: vec![None; types.len()],
+            v_chunks: vec![None; types.len()],
             vop_types: vec![None; types.len()],
             registers: vec![NONE; m.value_id_bound()],
             labels: vec![NONE; m.block_id_bound()],
@@ -809,6 +816,23 @@ impl<'m> Lower<'m> {
         Ok(())
     }
 
+    /// Appends a `V` whose only attribute is the `s` of `ty`, cached by type.
+    fn variable_chunk(&mut self, out: &mut Vec<u8>, ty: TypeId) -> Result<(), LowerError> {
+        if let Some(Some(bytes)) = self.v_chunks.get(ty.index()) {
+            out.extend_from_slice(bytes);
+            return Ok(());
+        }
+        let mut attribute = Vec::new();
+        self.type_attribute(&mut attribute, ty)?;
+        let mut chunk = Vec::new();
+        write_data_chunk(&mut chunk, Tag::VARIABLE, &attribute)?;
+        out.extend_from_slice(&chunk);
+        if let Some(slot) = self.v_chunks.get_mut(ty.index()) {
+            *slot = Some(chunk.into_boxed_slice());
+        }
+        Ok(())
+    }
+
     fn uvli32_attribute(out: &mut Vec<u8>, tag: Tag, value: u32) -> Result<(), LowerError> {
         let mut payload = Vec::with_capacity(5);
         write_uvli32(&mut payload, value);
@@ -949,13 +973,16 @@ impl<'m> Lower<'m> {
             let base = f.params.len();
             let mut variable = Vec::new();
             for (j, &v) in body.temps.iter().enumerate() {
-                variable.clear();
                 let ty =
                     m.value_type(v).ok_or_else(|| LowerError::UndefinedValue { func: f.name.to_string(), value: v })?;
-                self.type_attribute(&mut variable, ty)?;
-                if v.as_u32() as usize != base + j {
-                    Self::uvli32_attribute(&mut variable, profile::TAG_VALUE_ID, v.as_u32())?;
+                if v.as_u32() as usize == base + j {
+                    // The common case, a `V` with only `s`: one copy of the type's cached chunk.
+                    self.variable_chunk(&mut list, ty)?;
+                    continue;
                 }
+                variable.clear();
+                self.type_attribute(&mut variable, ty)?;
+                Self::uvli32_attribute(&mut variable, profile::TAG_VALUE_ID, v.as_u32())?;
                 write_data_chunk(&mut list, Tag::VARIABLE, &variable)?;
             }
             write_data_chunk(&mut entry, Tag::TEMPORARIES, &list)?;
@@ -1059,8 +1086,12 @@ impl<'m> Lower<'m> {
         let mut encoder = VopEncoder::new(strings, Vec::with_capacity(m.inst_count() * 4 + 64));
         let mut traces = Vec::new();
         let mut count: u64 = 0;
-        let mut args: Vec<Register> = Vec::new();
-        let mut table: Vec<u32> = Vec::new();
+        let registers = self.registers.len();
+        let mut slots = Slots {
+            temps: vec![u8::MAX; registers],
+            args: vec![u8::MAX; registers],
+            types: vec![u8::MAX; self.types.len()],
+        };
         for index in 0..self.bodies.len() {
             let Some(body) = &self.bodies[index] else { continue };
             let (gbld, first_trace, func_name) = (body.gbld, traces.len() as u64, m.function_at(index).name);
@@ -1071,10 +1102,7 @@ impl<'m> Lower<'m> {
                 if lvop.opn == op::LABEL {
                     block_starts.push(count);
                 }
-                args.clear();
-                table.clear();
-                let vop = self.vop(lvop, func_name, &mut args, &mut table)?;
-                encoder.encode(&vop, &args, &table).map_err(lower_err)?;
+                self.write_vop(&mut encoder, lvop, &mut slots, func_name)?;
                 count += 1;
                 Ok(())
             })?;
@@ -1115,20 +1143,46 @@ impl<'m> Lower<'m> {
                     Register::GlobalAddress(index.into())
                 }
             }
-            Operand::Constant(value) => profile::const_register(value),
+            Operand::ConstInst(inst) => {
+                let data = self.m.inst(inst);
+                let value = match *data {
+                    InstData::ConstDecl { decl } => self.m.const_decl(decl).value,
+                    _ => self.m.const_payload(data).ok_or_else(|| LowerError::Invalid {
+                        func: func.to_string(),
+                        what: "a wide constant is missing",
+                    })?,
+                };
+                profile::const_register(value)
+            }
+            Operand::ConstKey(key) => profile::const_register(self.m.constant(key)),
+            Operand::Zero => profile::const_register(ConstValue::I(0)),
         }))
     }
 
-    fn vop(&self, l: &Lvop, func: &str, args: &mut Vec<Register>, table: &mut Vec<u32>) -> Result<Vop, LowerError> {
-        let ty = |t: Option<TypeId>| -> Result<Option<VopType>, LowerError> {
-            match t {
-                None => Ok(None),
-                Some(t) => match self.vop_types.get(t.index()) {
-                    Some(Some(v)) => Ok(Some(*v)),
-                    _ => Err(Self::module_error("a VOP type was not interned")),
-                },
-            }
-        };
+    /// Writes one logical VOP field by field (A8.1 order). Temporary and Arg registers and types go through their
+    /// slot cells, so the encoder never searches its register and type lists for them (see
+    /// `SearchMtf::find_or_push_at`); every such register and every type of the stream is written here, which keeps
+    /// the cells exact.
+    fn write_vop(&self, enc: &mut VopEncoder, l: &Lvop, slots: &mut Slots, func: &str) -> Result<(), LowerError> {
+        let bit = |present: bool, bit: u32| if present { bit } else { 0 };
+        let operand = |o: Operand| !matches!(o, Operand::None);
+        let fields = bit(l.ty.is_some(), MASK_TYPE)
+            | bit(l.stype.is_some(), MASK_STYPE)
+            | bit(operand(l.dst), MASK_DST)
+            | bit(operand(l.srca), MASK_SRCA)
+            | bit(operand(l.srcb), MASK_SRCB)
+            | bit(operand(l.srcc), MASK_SRCC)
+            | bit(!matches!(l.imm, Imm::None), MASK_IMM);
+        enc.begin(l.opn, l.opr, fields).map_err(lower_err)?;
+        for t in [l.ty, l.stype].into_iter().flatten() {
+            let (Some(Some(ty)), Some(slot)) = (self.vop_types.get(t.index()), slots.types.get_mut(t.index())) else {
+                return Err(Self::module_error("a VOP type was not interned"));
+            };
+            enc.ty_at(*ty, slot).map_err(lower_err)?;
+        }
+        for o in [l.dst, l.srca, l.srcb, l.srcc] {
+            self.write_operand(enc, o, slots, func)?;
+        }
         let label = |b: BlockId| -> Result<u32, LowerError> {
             match self.labels.get(b.index()) {
                 Some(&l) if l != NONE => Ok(l),
@@ -1136,39 +1190,66 @@ impl<'m> Lower<'m> {
             }
         };
         let imm = match l.imm {
-            Imm::None => None,
-            Imm::Int(v) => Some(Immediate::Int(v)),
-            Imm::Label(b) => Some(Immediate::Label(label(b)?)),
-            Imm::Reason(s) => Some(Immediate::String(
+            Imm::None => return Ok(()),
+            Imm::Int(v) => Immediate::Int(v),
+            Imm::Label(b) => Immediate::Label(label(b)?),
+            Imm::Reason(s) => Immediate::String(
                 *self.reasons.get(&s).ok_or_else(|| Self::module_error("a trap reason was not interned"))?,
-            )),
+            ),
             Imm::Args(list) => {
-                for &v in self.m.list(list) {
-                    if let Some(r) = self.register(Operand::Value(ValueId::from_u32(v)), func)? {
-                        args.push(r);
-                    }
+                let values = self.m.list(list);
+                enc.begin_args(values.len() as u32);
+                for &v in values {
+                    self.write_operand(enc, Operand::Value(ValueId::from_u32(v)), slots, func)?;
                 }
-                Some(Immediate::ArgList { start: 0, len: args.len() as u32 })
+                return Ok(());
             }
             Imm::EmptyTable(default) => {
-                table.push(label(default)?);
-                Some(Immediate::JumpTable { base: 0, start: 0, len: 1 })
+                let table = [label(default)?];
+                return enc
+                    .immediate(&Immediate::JumpTable { base: 0, start: 0, len: 1 }, &[], &table)
+                    .map_err(lower_err);
             }
         };
-        Ok(Vop {
-            opn: l.opn,
-            opr: l.opr,
-            prd: None,
-            ty: ty(l.ty)?,
-            stype: ty(l.stype)?,
-            dst: self.register(l.dst, func)?,
-            srca: self.register(l.srca, func)?,
-            srcb: self.register(l.srcb, func)?,
-            srcc: self.register(l.srcc, func)?,
-            srcd: None,
-            imm,
-        })
+        enc.immediate(&imm, &[], &[]).map_err(lower_err)
     }
+
+    fn write_operand(
+        &self,
+        enc: &mut VopEncoder,
+        operand: Operand,
+        slots: &mut Slots,
+        func: &str,
+    ) -> Result<(), LowerError> {
+        match operand {
+            Operand::None => Ok(()),
+            Operand::Value(v) => {
+                let raw = self.registers.get(v.index()).copied().unwrap_or(NONE);
+                // The cell belongs to the register, not the value: every body reuses Temporary j and Arg k.
+                let slot = if raw & ARG != 0 {
+                    slots.args.get_mut((raw & !ARG) as usize)
+                } else {
+                    slots.temps.get_mut(raw as usize)
+                };
+                let (Some(slot), false) = (slot, raw == NONE) else {
+                    return Err(LowerError::UndefinedValue { func: func.to_string(), value: v });
+                };
+                enc.register_at(&self.local_register(raw), slot).map_err(lower_err)
+            }
+            other => match self.register(other, func)? {
+                Some(register) => enc.register(&register).map_err(lower_err),
+                None => Ok(()),
+            },
+        }
+    }
+}
+
+/// The encoder's list slots of each Temporary and Arg register, by number, and of each type, by TypeId (`u8::MAX`:
+/// none yet).
+struct Slots {
+    temps: Vec<u8>,
+    args: Vec<u8>,
+    types: Vec<u8>,
 }
 
 /// The id of `ty` in `types`, if the table holds it (scalars always).

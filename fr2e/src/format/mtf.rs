@@ -256,6 +256,26 @@ impl<T: MtfItem> SearchMtf<T> {
         best
     }
 
+    /// [`find_or_push`](Self::find_or_push) for a caller that keeps, per value, the slot the list last gave it
+    /// (`slot`, initially `u8::MAX`, updated here). Entries never change slots while in the list, so the value is in
+    /// the list exactly when its slot still holds it, and no search is needed. The caller must pass the same cell on
+    /// every write of the value to this list; a value that may also have been written through another method must
+    /// use `find_or_push`.
+    #[inline]
+    pub fn find_or_push_at(&mut self, value: &T, slot: &mut u8) -> Option<usize> {
+        let s = usize::from(*slot);
+        if s < MTF_CAPACITY && self.list.live_slots() >> s & 1 != 0 && self.list.items[s] == *value {
+            let position = self.list.order.position(s);
+            self.list.order.move_to_front(position);
+            return Some(position);
+        }
+        debug_assert_eq!(self.position(value), None, "a value was written without its slot cell");
+        let new = self.list.push_slot(*value);
+        self.keys[new] = value.key();
+        *slot = new as u8;
+        None
+    }
+
     /// The canonical reference to `value` (A13): a repeat of its most recent entry, which moves to the front (the
     /// index is returned), or else a push (`None`).
     #[inline]

@@ -180,6 +180,19 @@ pub mod opcode {
     }
 }
 
+/// The canonical opn/opr form bits of A8.3: opr 0 gives `01`, an interleave below 128 gives `10`, anything else `11`
+/// (B46). The interleave is below 128 exactly when opn fits its 3 odd bits and opr its 4 even bits.
+#[inline]
+const fn form(opn: u32, opr: u32) -> u32 {
+    if opr == 0 {
+        MASK_OPN
+    } else if opn < 8 && opr < 16 {
+        MASK_OPR
+    } else {
+        MASK_OPN | MASK_OPR
+    }
+}
+
 /// One VOP (A8.1): `None` fields are absent from the mask.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Vop {
@@ -228,14 +241,7 @@ impl Vop {
     /// The canonical effective mask: presence bits, and the opn/opr form of A8.3 (opr 0 gives `01`, an interleave
     /// below 128 gives `10`, anything else `11`; B46).
     pub fn mask(&self) -> u32 {
-        // interleave(opn, opr) < 128 exactly when opn fits its 3 odd bits and opr its 4 even bits.
-        let form = if self.opr == 0 {
-            MASK_OPN
-        } else if self.opn < 8 && self.opr < 16 {
-            MASK_OPR
-        } else {
-            MASK_OPN | MASK_OPR
-        };
+        let form = form(self.opn, self.opr);
         let bit = |present: bool, bit: u32| if present { bit } else { 0 };
         form | bit(self.prd.is_some(), MASK_PRD)
             | bit(self.ty.is_some(), MASK_TYPE)
@@ -554,6 +560,8 @@ pub struct VopEncoder<'s> {
     out: Vec<u8>,
     strings: &'s StringTable,
     masks: SearchMtf<u32>,
+    /// The mask list's slot of each mask value (masks have 11 bits), so masks are never searched.
+    mask_slots: Vec<u8>,
     types: SearchMtf<VopType>,
     registers: SearchMtf<Register>,
     immediates: SearchMtf<Immediate>,
@@ -566,6 +574,7 @@ impl<'s> VopEncoder<'s> {
             out,
             strings,
             masks: SearchMtf::new(0),
+            mask_slots: vec![u8::MAX; 1 << VOP_MASK_BITS],
             types: SearchMtf::new(VopType::Signature(0)),
             registers: SearchMtf::new(Register::Int(0)),
             immediates: SearchMtf::new(Immediate::Int(0)),
@@ -579,23 +588,7 @@ impl<'s> VopEncoder<'s> {
 
     /// Appends one VOP. On error the output and the lists are left in an unspecified state.
     pub fn encode(&mut self, vop: &Vop, registers: &[Register], labels: &[u32]) -> Result<(), EncodeError> {
-        if vop.opn == 0 {
-            return Err(EncodeError::Vop("opcode number 0 is reserved"));
-        }
-        let mask = vop.mask();
-        match self.masks.find_or_push(&mask) {
-            Some(i) => write_uvli32(&mut self.out, (i as u32) << 2),
-            None => write_uvli32(&mut self.out, mask),
-        }
-        match mask & 3 {
-            1 => write_uvli32(&mut self.out, vop.opn),
-            // The canonical rule chose this form only for interleaves below 128.
-            2 => write_uvli32(&mut self.out, interleave(vop.opn, vop.opr) as u32),
-            _ => {
-                write_uvli32(&mut self.out, vop.opn);
-                write_uvli32(&mut self.out, vop.opr);
-            }
-        }
+        self.begin(vop.opn, vop.opr, vop.field_bits())?;
         if let Some(prd) = vop.prd {
             write_uvli32(&mut self.out, prd);
         }
@@ -614,6 +607,63 @@ impl<'s> VopEncoder<'s> {
         Ok(())
     }
 
+    /// Starts a VOP field by field, for writers that do not build a [`Vop`]: writes the mask (of `fields`, the
+    /// presence bits of A8.1, and the canonical opn/opr form) and the opcode and operator numbers. The caller then
+    /// writes exactly the fields in `fields`, in stream order (B47): `prd`, `type`, `stype`, `dst`, `srca` to `srcd`,
+    /// `imm`.
+    #[inline]
+    pub fn begin(&mut self, opn: u32, opr: u32, fields: u32) -> Result<(), EncodeError> {
+        if opn == 0 {
+            return Err(EncodeError::Vop("opcode number 0 is reserved"));
+        }
+        let mask = form(opn, opr) | (fields & !3);
+        let slot = self.mask_slots.get_mut(mask as usize).ok_or(EncodeError::Vop("mask bits above bit 10"))?;
+        match self.masks.find_or_push_at(&mask, slot) {
+            Some(i) => write_uvli32(&mut self.out, (i as u32) << 2),
+            None => write_uvli32(&mut self.out, mask),
+        }
+        match mask & 3 {
+            1 => write_uvli32(&mut self.out, opn),
+            // The canonical rule chose this form only for interleaves below 128.
+            2 => write_uvli32(&mut self.out, interleave(opn, opr) as u32),
+            _ => {
+                write_uvli32(&mut self.out, opn);
+                write_uvli32(&mut self.out, opr);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes a type field through a caller-kept slot cell for it (see [`SearchMtf::find_or_push_at`]); every
+    /// write of that type to this encoder must then go through this method with the same cell.
+    #[inline]
+    pub fn ty_at(&mut self, ty: VopType, slot: &mut u8) -> Result<(), EncodeError> {
+        let ty = ty.normalize(self.strings);
+        match self.types.find_or_push_at(&ty, slot) {
+            Some(i) => VopType::write_repeat(&mut self.out, i),
+            None => ty.write(&mut self.out, self.strings)?,
+        }
+        Ok(())
+    }
+
+    /// Writes a register field (or an argument-list entry) through a caller-kept slot cell for it, like
+    /// [`ty_at`](Self::ty_at).
+    #[inline]
+    pub fn register_at(&mut self, register: &Register, slot: &mut u8) -> Result<(), EncodeError> {
+        match self.registers.find_or_push_at(register, slot) {
+            Some(i) => Register::write_repeat(&mut self.out, i),
+            None => register.write(&mut self.out, self.strings)?,
+        }
+        Ok(())
+    }
+
+    /// Writes the head of an argument-list immediate of `len` registers (tag 5, A11); the caller then writes the
+    /// registers with [`register`](Self::register) or [`register_at`](Self::register_at).
+    #[inline]
+    pub fn begin_args(&mut self, len: u32) {
+        write_uvli64(&mut self.out, u64::from(len) << 4 | 5);
+    }
+
     fn ty(&mut self, ty: VopType) -> Result<(), EncodeError> {
         let ty = ty.normalize(self.strings);
         match self.types.find_or_push(&ty) {
@@ -623,7 +673,9 @@ impl<'s> VopEncoder<'s> {
         Ok(())
     }
 
-    fn register(&mut self, register: &Register) -> Result<(), EncodeError> {
+    /// Writes a register field (or an argument-list entry), searching the register list.
+    #[inline]
+    pub fn register(&mut self, register: &Register) -> Result<(), EncodeError> {
         match self.registers.find_or_push(register) {
             Some(i) => Register::write_repeat(&mut self.out, i),
             None => register.write(&mut self.out, self.strings)?,
@@ -631,12 +683,8 @@ impl<'s> VopEncoder<'s> {
         Ok(())
     }
 
-    pub(crate) fn immediate(
-        &mut self,
-        imm: &Immediate,
-        registers: &[Register],
-        labels: &[u32],
-    ) -> Result<(), EncodeError> {
+    /// Writes an immediate; argument lists and jump tables take their entries from the pools.
+    pub fn immediate(&mut self, imm: &Immediate, registers: &[Register], labels: &[u32]) -> Result<(), EncodeError> {
         if imm.in_mtf() {
             if let Some(i) = self.immediates.position(imm) {
                 self.immediates.repeat(i);
