@@ -1024,25 +1024,7 @@ impl Compiler<'_> {
         if let (Some(constant), 1) = (constant, terms.1) {
             if let Some(term) = self.p.gep_terms.pop() {
                 if let Some(ty) = Kind::from_code(term.kind).int().filter(|t| t.bits <= 64) {
-                    let (stride64, constant64) = (i64::try_from(term.stride).ok(), i64::try_from(constant).ok());
-                    let small = stride64.is_some() && constant64.is_some();
-                    let fast_limit = match (small, ty.signed) {
-                        (false, _) => 0,
-                        (true, false) => 1 << 63,
-                        (true, true) => u64::MAX,
-                    };
-                    self.p.gep_index.push(GepIndex {
-                        base: base_slot,
-                        signed: ty.signed,
-                        small,
-                        fast_limit,
-                        stride64: stride64.unwrap_or(0),
-                        constant64: constant64.unwrap_or(0),
-                        size: 0,
-                        align_mask: 0,
-                        stride: term.stride,
-                        constant,
-                    });
+                    self.p.gep_index.push(GepIndex::new(base_slot, ty.signed, term.stride, constant));
                     let info = self.p.gep_index.len() as u32 - 1;
                     return Ok(Op::GepIndex { dst, index: term.slot, info });
                 }

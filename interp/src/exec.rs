@@ -391,14 +391,12 @@ fn exhausted(cx: &mut Cx<'_>, code: &mut [Op], t: usize, cost: u64, fuel: u64) -
     Ok(0)
 }
 
-/// The byte offset an indexed `gep` adds when the index is below the fast
-/// limit and the arithmetic fits `i64`; `None` sends the access to the exact path.
+/// The byte offset an indexed `gep` adds, for indices below the fast limit
+/// (where it cannot overflow); `None` sends the access to the exact path.
 #[inline(always)]
 fn fast_delta(g: &GepIndex, index: u64) -> Option<i64> {
-    if index >= g.fast_limit {
-        return None;
-    }
-    (index as i64).checked_mul(g.stride64)?.checked_add(g.constant64)
+    // index < fast_limit ≤ 2^63.
+    (index < g.fast_limit).then(|| (index as i64).wrapping_mul(g.stride64).wrapping_add(g.constant64))
 }
 
 /// The exact checks of a fused element access (after the fast path declined).
@@ -593,12 +591,12 @@ impl Interpreter {
                 }
             };
         }
-        // The checked arena offset of a fused element access.
+        // The checked arena offset of a fused element access of `$size` bytes.
         macro_rules! element {
-            ($g:expr, $addr:expr, $tag:expr, $index:expr, $need:expr) => {{
+            ($g:expr, $addr:expr, $tag:expr, $index:expr, $size:expr, $need:expr) => {{
                 let (g, addr, tag, index) = ($g, $addr, $tag, $index);
                 let fast = match fast_delta(g, index) {
-                    Some(delta) => cx.memory.fast(addr, tag, delta, g.size, g.align_mask, $need),
+                    Some(delta) => cx.memory.fast(addr, tag, delta, $size, g.align_mask, $need),
                     None => None,
                 };
                 match fast {
@@ -932,37 +930,37 @@ impl Interpreter {
                 Op::LoadElem { kind, dst, index, info } => {
                     let g = &cx.gep_index[info as usize];
                     let (addr, tag, i) = (r[s!(g.base)], r[s!(g.base) + 1], r[s!(index)]);
-                    let off = element!(g, addr, tag, i, READ);
+                    let off = element!(g, addr, tag, i, g.size, READ);
                     mem!(load(cx.memory, off, Kind::from_code(kind), r, dst));
                 }
                 Op::StoreElem { kind, src, index, info } => {
                     let g = &cx.gep_index[info as usize];
                     let (addr, tag, i) = (r[s!(g.base)], r[s!(g.base) + 1], r[s!(index)]);
-                    let off = element!(g, addr, tag, i, WRITE);
+                    let off = element!(g, addr, tag, i, g.size, WRITE);
                     store(cx.memory, off, Kind::from_code(kind), r, src);
                 }
                 Op::LoadElemU8 { dst, index, info } => {
                     let g = &cx.gep_index[info as usize];
                     let (addr, tag, i) = (r[s!(g.base)], r[s!(g.base) + 1], r[s!(index)]);
-                    let off = element!(g, addr, tag, i, READ);
+                    let off = element!(g, addr, tag, i, 1, READ);
                     r[s!(dst)] = u64::from(mem!(cx.memory.read_u8(off)));
                 }
                 Op::LoadElem64 { dst, index, info } => {
                     let g = &cx.gep_index[info as usize];
                     let (addr, tag, i) = (r[s!(g.base)], r[s!(g.base) + 1], r[s!(index)]);
-                    let off = element!(g, addr, tag, i, READ);
+                    let off = element!(g, addr, tag, i, 8, READ);
                     r[s!(dst)] = u64::from_le_bytes(mem!(cx.memory.read::<8>(off)));
                 }
                 Op::StoreElemByte { src, index, info } => {
                     let g = &cx.gep_index[info as usize];
                     let (addr, tag, i) = (r[s!(g.base)], r[s!(g.base) + 1], r[s!(index)]);
-                    let off = element!(g, addr, tag, i, WRITE);
+                    let off = element!(g, addr, tag, i, 1, WRITE);
                     cx.memory.write_u8(off, r[s!(src)] as u8);
                 }
                 Op::StoreElem64 { src, index, info } => {
                     let g = &cx.gep_index[info as usize];
                     let (addr, tag, i) = (r[s!(g.base)], r[s!(g.base) + 1], r[s!(index)]);
-                    let off = element!(g, addr, tag, i, WRITE);
+                    let off = element!(g, addr, tag, i, 8, WRITE);
                     cx.memory.write(off, r[s!(src)].to_le_bytes());
                 }
 
@@ -1249,5 +1247,30 @@ fn program_switch(tables: &[crate::program::SwitchTable], table: u32, key: u128)
             Err(_) => t.default,
         },
         None => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast path's offset is the exact one wherever it applies, and it
+    /// applies to every index below its limit (the largest index whose offset
+    /// surely fits `i64`, plus one).
+    #[test]
+    fn fast_gep_offsets_are_exact() {
+        let strides = [1u64, 2, 3, 8, 12, 1 << 20, i64::MAX as u64, 1 << 63];
+        let constants = [0i128, 5, -5, i64::MAX.into(), i64::MIN.into(), i128::from(i64::MAX) + 1];
+        for (stride, constant) in strides.iter().flat_map(|&s| constants.iter().map(move |&c| (s, c))) {
+            let g = GepIndex::new(0, stride % 2 == 0, stride, constant);
+            let limit = g.fast_limit;
+            assert!(limit <= 1 << 63);
+            for index in [0, 1, 2, 1000, limit.wrapping_sub(2), limit.wrapping_sub(1), limit, limit + 1, u64::MAX] {
+                match fast_delta(&g, index) {
+                    Some(delta) => assert_eq!(Some(i128::from(delta)), element_delta(&g, index)),
+                    None => assert!(index >= limit, "{stride} {constant} {index}"),
+                }
+            }
+        }
     }
 }

@@ -700,9 +700,9 @@ pub(crate) struct GepIndex {
     pub signed: bool,
     /// Whether the stride and the constant fit `i64`.
     pub small: bool,
-    /// The fast path takes indices (as `u64`) below this: 2^63 for an unsigned
-    /// index, `u64::MAX` for a signed one (so negative ones too, except −1),
-    /// 0 (never) unless `small`. Above it the exact `i128` path runs.
+    /// The fast path takes the indices (as `u64`) below this, those for which
+    /// `index · stride + constant` cannot overflow `i64` (0, none, unless
+    /// `small`); negative and larger ones take the exact `i128` path.
     pub fast_limit: u64,
     /// `stride` and `constant` as `i64` (when `small`).
     pub stride64: i64,
@@ -713,6 +713,31 @@ pub(crate) struct GepIndex {
     pub align_mask: u64,
     pub stride: u64,
     pub constant: i128,
+}
+
+impl GepIndex {
+    /// `base + constant + index · stride` (stride ≥ 1) for an index of
+    /// signedness `signed`; no access size or alignment yet.
+    pub(crate) fn new(base: u32, signed: bool, stride: u64, constant: i128) -> GepIndex {
+        let (stride64, constant64) = (i64::try_from(stride).ok(), i64::try_from(constant).ok());
+        // The largest index with `index · stride + constant` within i64, plus one.
+        let fast_limit = match (stride64, constant64) {
+            (Some(stride), Some(constant)) if stride > 0 => ((i64::MAX - constant.max(0)) / stride) as u64 + 1,
+            _ => 0,
+        };
+        GepIndex {
+            base,
+            signed,
+            small: stride64.is_some() && constant64.is_some(),
+            fast_limit,
+            stride64: stride64.unwrap_or(0),
+            constant64: constant64.unwrap_or(0),
+            size: 0,
+            align_mask: 0,
+            stride,
+            constant,
+        }
+    }
 }
 
 /// The targets of a [`BranchKind::Branch`] op and the steps of the segments they enter.
