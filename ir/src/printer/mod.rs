@@ -14,6 +14,8 @@
 //! large module to a file needs no module-sized buffer (whose fresh pages cost
 //! more than the printing once it passes the allocator's mmap threshold).
 
+mod line;
+
 use crate::const_expr::ConstExpr;
 use crate::constant::ConstValue;
 use crate::entity::{BlockId, FunctionId, TypeId, ValueId};
@@ -131,6 +133,10 @@ struct Printer<'m, 'w> {
     /// only if used (spelling every interned type up front would be quadratic
     /// for long chains of nested types).
     type_names: Vec<Option<Box<str>>>,
+    /// Padded spellings for the common-line fast path.
+    tokens: line::Tokens,
+    /// Lines written by the fast path and not yet moved to `out`.
+    lines: Vec<u8>,
 }
 
 impl<'m, 'w> Printer<'m, 'w> {
@@ -139,7 +145,30 @@ impl<'m, 'w> Printer<'m, 'w> {
             TextFormat::V4 => true,
             TextFormat::Auto | TextFormat::V2 => !format2_is_exact(m),
         };
-        Printer { m, out, sink, error: None, v4, type_names: vec![None; m.types.len()] }
+        Printer {
+            m,
+            out,
+            sink,
+            error: None,
+            v4,
+            type_names: vec![None; m.types.len()],
+            tokens: line::Tokens::new(),
+            lines: Vec::new(),
+        }
+    }
+
+    /// Moves the fast path's lines to `out`, keeping the text's order.
+    fn settle_lines(&mut self) {
+        if self.lines.is_empty() {
+            return;
+        }
+        match std::str::from_utf8(&self.lines) {
+            Ok(text) => self.out.push_str(text),
+            // Unreachable: the fast path writes ASCII only.
+            Err(_) => self.out.push_str(&String::from_utf8_lossy(&self.lines)),
+        }
+        self.lines.clear();
+        self.flush_if_full();
     }
 
     /// Hands the gathered text to the sink, if there is one.
@@ -260,6 +289,7 @@ impl<'m, 'w> Printer<'m, 'w> {
         }
         self.out.push_str(" {\n");
         for &b in f.blocks {
+            self.settle_lines();
             self.out.push_str("  ");
             if self.v4 {
                 self.block_ref(b);
@@ -270,18 +300,27 @@ impl<'m, 'w> Printer<'m, 'w> {
             }
             self.out.push_str(":\n");
             for inst in m.block_insts(b) {
-                self.out.push_str("    ");
-                if let Some(v) = m.inst_result(inst) {
-                    self.value(v);
-                    self.out.push_str(": ");
-                    self.value_ty(v);
-                    self.out.push_str(" = ");
+                let (data, result) = (m.inst(inst), m.inst_result(inst));
+                if line::push_common(&mut self.lines, m, &self.tokens, data, result) {
+                    if self.lines.len() >= CHUNK {
+                        self.settle_lines();
+                    }
+                } else {
+                    self.settle_lines();
+                    self.out.push_str("    ");
+                    if let Some(v) = result {
+                        self.value(v);
+                        self.out.push_str(": ");
+                        self.value_ty(v);
+                        self.out.push_str(" = ");
+                    }
+                    self.inst(data, result, f);
+                    self.out.push('\n');
                 }
-                self.inst(m.inst(inst), m.inst_result(inst), f);
-                self.out.push('\n');
                 self.flush_if_full();
             }
         }
+        self.settle_lines();
         self.out.push_str("  }\n\n");
     }
 
@@ -603,13 +642,17 @@ fn push_u128(out: &mut String, n: u128) {
 
 /// The keyword of a stored predicate code for `op`.
 pub(crate) fn predicate_keyword(op: Opcode, pred: u8) -> &'static str {
-    let keyword = match op {
+    predicate_keyword_of(op, pred).unwrap_or("<invalid>")
+}
+
+/// The keyword of predicate code `pred` of comparison `op`, if both are valid.
+fn predicate_keyword_of(op: Opcode, pred: u8) -> Option<&'static str> {
+    match op {
         Opcode::Cmp => CmpOp::from_code(pred).map(CmpOp::keyword),
         Opcode::Icmp => ICmpPred::from_code(pred).map(ICmpPred::keyword),
         Opcode::Fcmp => FCmpPred::from_code(pred).map(FCmpPred::keyword),
         _ => None,
-    };
-    keyword.unwrap_or("<invalid>")
+    }
 }
 
 #[cfg(test)]
