@@ -36,7 +36,7 @@ use crate::format::reader::Reader;
 use crate::format::register::Register;
 use crate::format::signature::Signature;
 use crate::format::strings::StringTable;
-use crate::format::tlv::{read_chunk, Chunk, Tag};
+use crate::format::tlv::{read_chunk, Chunk, HeaderForm, Tag};
 use crate::format::trace::{function_traces, read_traces, TraceRecord};
 use crate::format::type_id::{simple_base_signature, VopType};
 use crate::format::{mutf8, FormatError};
@@ -415,8 +415,21 @@ fn for_each_variable<'a>(
     mut each: impl FnMut(Variable<'a>, u64) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let Some(list) = list else { return Ok(()) };
-    for child in list.children() {
-        let child = child?;
+    let mut r = list.reader();
+    while !r.is_empty() {
+        // The canonical variable inline: a small `V` holding exactly one small `s`.
+        if let &[v_head, b'V', s_head, b's', ..] = r.rest() {
+            let (v_len, s_len) = (usize::from(v_head >> 3), usize::from(s_head >> 3));
+            if v_head & 7 == 3 && s_head & 7 == 3 && s_len >= 2 && v_len == s_len + 2 && v_len <= r.remaining() {
+                let offset = r.offset();
+                let bytes = r.take(v_len)?;
+                let signature =
+                    Chunk { tag: Tag::SIGNATURE, form: HeaderForm::Small, offset: offset + 2, payload: &bytes[4..] };
+                each(Variable { name: None, signature: Some(signature), value_id: None }, offset)?;
+                continue;
+            }
+        }
+        let child = read_chunk(&mut r)?;
         if child.tag == Tag::VARIABLE {
             each(Variable::read(&child)?, child.offset)?;
         } else if matches!(child.tag, Tag::NAME | Tag::QNAME | Tag::SIGNATURE | Tag::FLAGS | Tag::VALUE | Tag::TRACE)
