@@ -1243,7 +1243,8 @@ impl Compiler<'_> {
     }
 
     /// Turns each `br` to a block that starts with a fused compare-and-branch
-    /// (a loop header's test) into an [`Op::Latch`] doing both.
+    /// (a loop header's test) into a latch doing both ([`BranchKind::Latch`]),
+    /// absorbing up to two `add`s right before the jump.
     fn latches(&mut self, start: usize, end: usize) {
         // First the compare-and-branches learn the costs of their targets.
         for pc in start..end {

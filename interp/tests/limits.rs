@@ -219,3 +219,90 @@ fn large_frames() {
     assert_eq!((t.reason.clone(), t.site.inst), (TrapReason::Memory(interp::MemoryTrap::OutOfBounds), 12));
     assert_eq!(interp.call("id", &[Value::U64(7)]).unwrap().value, Some(Value::U64(7)));
 }
+
+/// Runs `function` under every budget below its step count and checks that
+/// the limit stops exactly before the operation `trace[budget]`, a
+/// `(block, instruction)` pair: steps inside fused operations (latches with
+/// their adds, element accesses, compare-and-branches) stop where the IR says.
+fn check_every_budget(m: &Module, function: &str, args: &[Value], trace: &[(u32, u32)]) {
+    let mut i = Interpreter::new(m, with_steps(trace.len() as u64)).unwrap();
+    assert_eq!(i.call(function, args).unwrap().steps, trace.len() as u64);
+    for (budget, &(block, inst)) in trace.iter().enumerate() {
+        let mut i = Interpreter::new(m, with_steps(budget as u64)).unwrap();
+        let e = i.call(function, args).unwrap_err();
+        let l = e.as_limit().unwrap_or_else(|| panic!("{e}"));
+        assert_eq!((l.site.block.as_u32(), l.site.inst, l.steps), (block, inst, budget as u64), "budget {budget}");
+    }
+}
+
+/// `(block, instruction)` for each instruction of `block` in order.
+fn block_trace(block: u32, len: u32) -> impl Iterator<Item = (u32, u32)> {
+    (0..len).map(move |inst| (block, inst))
+}
+
+#[test]
+fn the_step_limit_stops_inside_fused_loop_operations() {
+    // loopsum: entry (3 constants, br); head (2 phis, icmp, cbr); body (mul, urem,
+    // add, add, br: two adds fused with the latch); exit (ret).
+    let n = 3;
+    let mut trace: Vec<(u32, u32)> = block_trace(0, 4).collect();
+    for _ in 0..n {
+        trace.extend(block_trace(1, 4).chain(block_trace(2, 5)));
+    }
+    trace.extend(block_trace(1, 4).chain(block_trace(3, 1)));
+    check_every_budget(&workloads::loopsum(), "loopsum", &[Value::U64(n)], &trace);
+
+    // A fill loop and a count loop over a byte array: the gep of each access is
+    // fused with it, the increment with the latch.
+    let m = function(&[Type::I64], Type::I64, |f, p| {
+        let entry = f.entry_block();
+        let fill = f.create_block("fill");
+        let fill_body = f.create_block("fill.body");
+        let count = f.create_block("count");
+        let count_body = f.create_block("count.body");
+        let exit = f.create_block("exit");
+        let bytes = f.alloca(Type::array(Type::U8, 8), 1);
+        let zero = f.const_i64(0);
+        let one = f.const_i64(1);
+        let seven = f.const_u8(7);
+        f.br(fill);
+        f.set_insert_point(fill);
+        let i = f.phi(Type::I64, &[(zero, entry)]);
+        let more = f.icmp(ICmpPred::Slt, Type::I64, i, p[0]);
+        f.cbr(more, fill_body, count);
+        f.set_insert_point(fill_body);
+        let at = f.gep(Type::ptr(Type::U8), bytes, &[zero, i]);
+        f.store(Type::U8, seven, at, 1);
+        let next = f.add(Type::I64, i, one);
+        f.add_phi_input(i, next, fill_body);
+        f.br(fill);
+        f.set_insert_point(count);
+        let j = f.phi(Type::I64, &[(zero, fill)]);
+        let sum = f.phi(Type::I64, &[(zero, fill)]);
+        let more = f.icmp(ICmpPred::Sle, Type::I64, p[0], j);
+        f.cbr(more, exit, count_body);
+        f.set_insert_point(count_body);
+        let from = f.gep(Type::ptr(Type::U8), bytes, &[zero, j]);
+        let b = f.load(Type::U8, from, 1);
+        let wide = f.cast(ir::CastOp::Zext, b, Type::I64);
+        let sum_next = f.add(Type::I64, sum, wide);
+        let j_next = f.add(Type::I64, j, one);
+        f.add_phi_input(j, j_next, count_body);
+        f.add_phi_input(sum, sum_next, count_body);
+        f.br(count);
+        f.set_insert_point(exit);
+        Some(sum)
+    });
+    let n = 3;
+    let mut trace: Vec<(u32, u32)> = block_trace(0, 5).collect();
+    for _ in 0..n {
+        trace.extend(block_trace(1, 3).chain(block_trace(2, 4)));
+    }
+    trace.extend(block_trace(1, 3));
+    for _ in 0..n {
+        trace.extend(block_trace(3, 4).chain(block_trace(4, 6)));
+    }
+    trace.extend(block_trace(3, 4).chain(block_trace(5, 1)));
+    assert_eq!(value(&m, &[Value::I64(n.into())]), Value::I64(21));
+    check_every_budget(&m, "f", &[Value::I64(n.into())], &trace);
+}
