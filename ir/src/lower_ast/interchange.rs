@@ -1,24 +1,32 @@
 //! The AST format-2 JSON envelope: strict decoding and canonical encoding
 //! (whale-upstream §f.1; docs/interchange.md).
 //!
-//! Decoding runs in two passes over the text, both with serde_json:
+//! A text that is accepted is read in one pass: serde_json deserializes the
+//! envelope into [`Program`] with derived, `deny_unknown_fields` types, through
+//! [`Strict`] so that a struct is only ever read from an object. That pass alone
+//! is as strict as the format: every object of the schema is either a struct,
+//! whose derived visitor rejects an unknown field and a repeated known one (keys
+//! are compared unescaped, so `"glob\u0061ls"` repeats `"globals"`), or an enum
+//! tag, which serde_json reads as an object of exactly one key; it also finds
+//! every syntax error, trailing content, and nesting beyond serde_json's
+//! recursion limit of 128 (it recurses once per level, so the stack stays
+//! bounded). Only then are the versions and features checked, so a format-1
+//! payload that parses reports its version.
 //!
-//! 1. A raw pass walks every value with a visitor that keeps the (unescaped)
-//!    keys of each object and rejects a repeated one, so `"glob\u0061ls"`
-//!    duplicates `"globals"`. serde_json's derives would silently keep the last
-//!    duplicate, and a generic map would lose the evidence. This pass also finds
-//!    every syntax error, trailing content after the value, and nesting beyond
-//!    serde_json's recursion limit of 128 (it recurses once per level, so the
-//!    stack stays bounded).
-//! 2. The typed pass deserializes the envelope into [`Program`] with derived,
-//!    `deny_unknown_fields` types, through [`Strict`] so that a struct is only
-//!    ever read from an object: missing, unknown and mistyped fields are schema
-//!    errors. Only then are the versions and features checked, so a
-//!    format-1 payload that parses reports its version.
+//! Upstream reports errors in a fixed precedence: a syntax error, excess
+//! nesting or a duplicate key *anywhere* in the text before any schema problem,
+//! even one earlier in the text, which a single streaming pass cannot know
+//! about when it meets the schema problem. So when the typed pass fails, a raw
+//! pass decides which error is reported: it walks every value with a visitor
+//! that keeps the unescaped keys of each object and rejects a repeated one
+//! (serde_json's own maps would silently keep the last), and its syntax or
+//! duplicate-key error wins; only a text it accepts gets the typed pass's schema
+//! error. Errors cost two passes; accepted texts, one.
 //!
-//! Every duplicate key in the input is therefore reported before any schema
-//! problem, as upstream does. Positions are serde_json's line and column (both
-//! 1-based).
+//! Large pretty-printed texts, which are mostly indentation, are first copied
+//! without their layout whitespace ([`super::whitespace`]), which has the same
+//! tokens; errors are then reported from the original text, so positions are
+//! always serde_json's line and column (both 1-based) in the caller's text.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -30,6 +38,7 @@ use serde::{Deserialize, Serialize};
 
 use super::frontend::Program;
 use super::strict::Strict;
+use super::whitespace;
 use super::AST_FORMAT_VERSION;
 
 /// The default input size limit of [`decode`]: 8 MiB.
@@ -156,13 +165,17 @@ pub fn decode_with_limit(src: &str, max_input_bytes: usize) -> Result<Program, D
     if src.len() > max_input_bytes {
         return Err(DecodeError::InputTooLarge { len: src.len(), limit: max_input_bytes });
     }
-    check_raw(src)?;
-    let mut de = serde_json::Deserializer::from_str(src);
-    let envelope = Envelope::deserialize(Strict(&mut de)).and_then(|envelope| de.end().map(|()| envelope));
-    let envelope = envelope.map_err(|e| {
-        let (detail, line, column) = split_position(&e);
-        DecodeError::Schema { detail, line, column }
-    })?;
+    let envelope = match whitespace::strip(src) {
+        // The stripped text has the tokens of `src`; errors are reported from
+        // `src`, with its positions.
+        Some(stripped) => read_envelope(&stripped).or_else(|_| read_envelope(src)),
+        None => read_envelope(src),
+    };
+    check_versions(envelope.map_err(|e| rejection(src, &e))?)
+}
+
+/// The program of an envelope with the supported versions and no features.
+fn check_versions(envelope: Envelope) -> Result<Program, DecodeError> {
     if envelope.format_version != u64::from(AST_FORMAT_VERSION) {
         return Err(DecodeError::FormatVersion(envelope.format_version));
     }
@@ -211,6 +224,26 @@ struct EnvelopeRef<'a> {
     program: &'a Program,
 }
 
+/// The typed pass: the envelope, then nothing but whitespace.
+fn read_envelope(text: &str) -> Result<Envelope, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let envelope = Envelope::deserialize(Strict(&mut de))?;
+    de.end()?;
+    Ok(envelope)
+}
+
+/// The error for a text the typed read rejected with `typed`: the raw pass's
+/// syntax, nesting, trailing-content or duplicate-key error if the text has one
+/// anywhere, else the schema error.
+#[cold]
+fn rejection(src: &str, typed: &serde_json::Error) -> DecodeError {
+    if let Err(raw) = check_raw(src) {
+        return raw;
+    }
+    let (detail, line, column) = split_position(typed);
+    DecodeError::Schema { detail, line, column }
+}
+
 /// serde_json's message without its ` at line L column C` suffix, and the position.
 fn split_position(e: &serde_json::Error) -> (String, usize, usize) {
     let (line, column) = (e.line(), e.column());
@@ -223,7 +256,8 @@ fn split_position(e: &serde_json::Error) -> (String, usize, usize) {
     (message, line, column)
 }
 
-/// The raw pass: syntax, trailing content, nesting, and duplicate keys.
+/// The raw pass, run after the typed pass failed: syntax, trailing content,
+/// nesting, and duplicate keys.
 fn check_raw(src: &str) -> Result<(), DecodeError> {
     let duplicate = RefCell::new(None);
     let keys = RefCell::new(Vec::new());
@@ -415,6 +449,82 @@ mod tests {
         // Sibling objects and nested objects do not share keys.
         assert_eq!(duplicate(r#"[{"a": {"a": {"a": 1}}, "b": 1}, {"a": 1, "b": {"b": 2}}]"#), None);
         assert_eq!(duplicate(r#"{"a": {"b": 1}, "b": 1, "a": 2}"#), Some("a".into()));
+    }
+
+    /// `decode` without the whitespace pass: the typed pass on `src` itself.
+    fn decode_unstripped(src: &str) -> Result<Program, DecodeError> {
+        check_versions(read_envelope(src).map_err(|e| rejection(src, &e))?)
+    }
+
+    /// A pretty-printed program large enough for the whitespace pass, with
+    /// names that need escapes and literals of every kind.
+    fn large_pretty_text() -> String {
+        use super::super::frontend::{Convention, Expr, Function, Linkage, Literal, Param, Stmt, Type};
+        let int = |value: &str| Expr::Lit(Literal::Int { bits: 64, signed: true, value: value.into() });
+        let functions = (0..80)
+            .map(|i| Function {
+                convention: Convention::Whale,
+                linkage: Linkage::Internal,
+                link_name: None,
+                name: format!("f{i} \"quoted\" \\ \u{e9}\u{1F40B}"),
+                parameters: vec![Param { name: "a".into(), ty: Type::Int { bits: 64, signed: true } }],
+                return_type: Type::Array { elem: Box::new(Type::Bool), len: 12 },
+                body: vec![
+                    Stmt::VarDecl { name: "x".into(), ty: Type::Bool, init: Some(Expr::Lit(Literal::Bool(true))) },
+                    Stmt::ExprStmt(Expr::Lit(Literal::Float { bits: 32, value: "0x3f800000".into() })),
+                    Stmt::Return(Some(int(&format!("-{i}123")))),
+                    Stmt::Break,
+                ],
+            })
+            .collect();
+        let text = encode(&Program { declarations: vec![], globals: vec![], functions });
+        assert!(text.len() > 64 * 1024);
+        assert!(whitespace::strip(&text).is_some_and(|stripped| stripped.len() * 2 < text.len()));
+        text
+    }
+
+    #[test]
+    fn stripping_whitespace_changes_no_result() {
+        let text = large_pretty_text();
+        assert_eq!(decode(&text), decode_unstripped(&text));
+        assert!(decode(&text).is_ok());
+        // Every kind of edit, anywhere: the results (values, errors and their
+        // positions) are those of the text as it is.
+        let edits: [&str; 18] =
+            ["", " ", " ", " ", "\t", "\n ", "\r\n", "\"", "\\", "1", "x", "-", "{", "]", ",", ":", "e", "\"a\": 1, "];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for _ in 0..100 {
+            let mut edited = text.clone();
+            for _ in 0..1 + next(3) {
+                let mut at = next(edited.len());
+                while !edited.is_char_boundary(at) {
+                    at -= 1;
+                }
+                let edit = edits[next(edits.len())];
+                if edit.is_empty() {
+                    if let Some(c) = edited[at..].chars().next() {
+                        edited.replace_range(at..at + c.len_utf8(), "");
+                    }
+                } else {
+                    edited.insert_str(at, edit);
+                }
+            }
+            assert_eq!(decode(&edited), decode_unstripped(&edited), "{edited}");
+        }
+        // Errors late in the text keep their line in the original.
+        let duplicated = text.replacen("\"parameters\"", "\"name\": \"again\",\n\"parameters\"", 1);
+        match decode(&duplicated) {
+            Err(DecodeError::DuplicateKey { key, line, .. }) => assert_eq!((key.as_str(), line), ("name", 14)),
+            other => panic!("{other:?}"),
+        }
+        let tail = text.replacen("\"Break\"", "\"Brake\"", 1);
+        assert!(matches!(decode(&tail), Err(DecodeError::Schema { line, .. }) if line > 20), "{:?}", decode(&tail));
     }
 
     #[test]

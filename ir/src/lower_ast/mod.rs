@@ -35,6 +35,7 @@ pub mod frontend;
 pub mod interchange;
 mod o0;
 mod strict;
+mod whitespace;
 
 pub use error::LowerError;
 pub use frontend::{
