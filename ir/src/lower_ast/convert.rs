@@ -1,6 +1,13 @@
 //! AST types, signatures, literals and constant expressions as IR values
 //! (whale-upstream §f.2, §f.3).
 //!
+//! Lowering keeps types as [`TypeId`]s of its own [`TypeTable`] ([`Types`]): a
+//! type is then a `Copy` handle, equality is `==`, and "is this a signed
+//! integer?" is a range check, where the [`Type`] view would clone and drop
+//! trees on every value. Scalars have the same fixed ids in every table, so the
+//! builder still gets exactly the `Type`s it got before; compound ids never
+//! leave the lowering.
+//!
 //! Literal text is checked here, in upstream's order: the shape of the digits,
 //! then the 128-bit range of the signedness, then the declared width. Constant
 //! expressions are built as [`ConstExpr`] trees and evaluated by
@@ -9,15 +16,17 @@
 
 use crate::const_expr::{self, ConstBinOp, ConstCmpOp, ConstEvalError, ConstExpr, ConstExprKind, ConstRef};
 use crate::constant::{ConstValue, FloatBits};
-use crate::entity::TypeId;
+use crate::entity::{EntityRef, SigId, TypeId};
+use crate::layout::{allocation_align, LayoutError};
 use crate::module;
-use crate::types::{CallingConvention, FunctionSignature, Type};
+use crate::types::{CallingConvention, FunctionSignature, SigKey, Type, TypeKey, TypeTable};
 
 use super::error::LowerError;
 use super::frontend as ast;
 use super::MAX_NESTING;
 
 /// Fails when `depth` is beyond [`MAX_NESTING`].
+#[inline]
 pub(super) fn check_depth(depth: usize) -> Result<(), LowerError> {
     if depth > MAX_NESTING {
         Err(LowerError::NestingLimit { limit: MAX_NESTING })
@@ -26,34 +35,144 @@ pub(super) fn check_depth(depth: usize) -> Result<(), LowerError> {
     }
 }
 
-/// The IR type of an AST type.
-pub(super) fn lower_type(ty: &ast::Type, depth: usize) -> Result<Type, LowerError> {
-    check_depth(depth)?;
-    Ok(match ty {
-        ast::Type::Int { bits, signed } => Type::int(u32::from(*bits), *signed)
-            .ok_or_else(|| LowerError::UnsupportedType(format!("int bits={bits} signed={signed}")))?,
-        ast::Type::Float { bits } => {
-            Type::float(u32::from(*bits)).ok_or_else(|| LowerError::UnsupportedType(format!("float bits={bits}")))?
-        }
-        ast::Type::Ptr(pointee) => Type::ptr(lower_type(pointee, depth + 1)?),
-        ast::Type::Array { elem, len } => Type::array(lower_type(elem, depth + 1)?, *len),
-        ast::Type::Opaque(name) => return Err(LowerError::UnsupportedType(format!("opaque {name}"))),
-        ast::Type::Void => Type::Void,
-        ast::Type::Bool => Type::Bool,
-        ast::Type::FnPtr(sig) => Type::fn_ptr(lower_signature(sig, depth + 1)?),
-    })
+/// The [`Type`] of a scalar id (every table interns the scalars at these ids).
+fn scalar_type(id: TypeId) -> Type {
+    debug_assert!(id.is_scalar(), "{id:?} is not a scalar");
+    match id {
+        TypeId::BOOL => Type::Bool,
+        TypeId::I1 => Type::I1,
+        TypeId::I8 => Type::I8,
+        TypeId::I16 => Type::I16,
+        TypeId::I32 => Type::I32,
+        TypeId::I64 => Type::I64,
+        TypeId::I128 => Type::I128,
+        TypeId::U1 => Type::U1,
+        TypeId::U8 => Type::U8,
+        TypeId::U16 => Type::U16,
+        TypeId::U32 => Type::U32,
+        TypeId::U64 => Type::U64,
+        TypeId::U128 => Type::U128,
+        TypeId::F16 => Type::F16,
+        TypeId::F32 => Type::F32,
+        TypeId::F64 => Type::F64,
+        _ => Type::Void,
+    }
 }
 
-/// The IR signature of an AST signature (validity is the builder's to check).
-pub(super) fn lower_signature(sig: &ast::Signature, depth: usize) -> Result<FunctionSignature, LowerError> {
-    check_depth(depth)?;
-    let params = sig.params.iter().map(|p| lower_type(p, depth + 1)).collect::<Result<Vec<_>, _>>()?;
-    Ok(FunctionSignature {
-        params,
-        ret: lower_type(&sig.ret, depth + 1)?,
-        convention: convention(sig.convention),
-        variadic: sig.variadic,
-    })
+/// The types of one lowering, interned in a table of its own, with the
+/// allocation alignment of each type computed once.
+pub(super) struct Types {
+    table: TypeTable,
+    /// `allocation_align` by type id, once computed.
+    aligns: Vec<Option<u32>>,
+}
+
+impl Types {
+    pub(super) fn new() -> Self {
+        Types { table: TypeTable::new(), aligns: Vec::new() }
+    }
+
+    /// The id of an AST type: unsupported widths and opaque types fail, and
+    /// children are lowered left to right one level deeper.
+    pub(super) fn lower(&mut self, ty: &ast::Type, depth: usize) -> Result<TypeId, LowerError> {
+        check_depth(depth)?;
+        let key = match ty {
+            ast::Type::Int { bits, signed } => {
+                return TypeId::int(u32::from(*bits), *signed)
+                    .ok_or_else(|| LowerError::UnsupportedType(format!("int bits={bits} signed={signed}")))
+            }
+            ast::Type::Float { bits } => {
+                return TypeId::float(u32::from(*bits))
+                    .ok_or_else(|| LowerError::UnsupportedType(format!("float bits={bits}")))
+            }
+            ast::Type::Void => return Ok(TypeId::VOID),
+            ast::Type::Bool => return Ok(TypeId::BOOL),
+            ast::Type::Opaque(name) => return Err(LowerError::UnsupportedType(format!("opaque {name}"))),
+            ast::Type::Ptr(pointee) => TypeKey::Ptr(self.lower(pointee, depth + 1)?),
+            ast::Type::Array { elem, len } => TypeKey::Array(self.lower(elem, depth + 1)?, *len),
+            ast::Type::FnPtr(sig) => TypeKey::FnPtr(self.signature(sig, depth + 1)?),
+        };
+        Ok(self.table.intern(key))
+    }
+
+    /// The id of an AST signature (validity is the builder's to check).
+    pub(super) fn signature(&mut self, sig: &ast::Signature, depth: usize) -> Result<SigId, LowerError> {
+        check_depth(depth)?;
+        let params = sig.params.iter().map(|p| self.lower(p, depth + 1)).collect::<Result<Box<[_]>, _>>()?;
+        let ret = self.lower(&sig.ret, depth + 1)?;
+        let key = SigKey { params, ret, convention: convention(sig.convention), variadic: sig.variadic };
+        Ok(self.table.intern_sig(key))
+    }
+
+    /// The signature of a function definition (never variadic).
+    pub(super) fn definition_signature(
+        &mut self,
+        params: &[TypeId],
+        ret: TypeId,
+        convention: ast::Convention,
+    ) -> SigId {
+        let key = SigKey { params: params.into(), ret, convention: self::convention(convention), variadic: false };
+        self.table.intern_sig(key)
+    }
+
+    /// The result type of `sig`.
+    pub(super) fn sig_ret(&self, sig: SigId) -> TypeId {
+        self.table.sig(sig).ret
+    }
+
+    /// `fnptr<sig>`.
+    pub(super) fn fn_ptr(&mut self, sig: SigId) -> TypeId {
+        self.table.intern(TypeKey::FnPtr(sig))
+    }
+
+    /// The result type of calls through a value of type `id`, if it is a function pointer.
+    pub(super) fn fn_ptr_ret(&self, id: TypeId) -> Option<TypeId> {
+        self.table.fn_ptr_sig(id).map(|sig| self.table.sig(sig).ret)
+    }
+
+    /// The [`Type`] view of `id`, as the builder takes it.
+    #[inline]
+    pub(super) fn ty(&self, id: TypeId) -> Type {
+        if id.is_scalar() {
+            scalar_type(id)
+        } else {
+            self.table.to_type(id)
+        }
+    }
+
+    /// The [`FunctionSignature`] view of `sig`.
+    pub(super) fn signature_of(&self, sig: SigId) -> FunctionSignature {
+        self.table.to_signature(sig)
+    }
+
+    /// [`allocation_align`] of `id`, computed once per type: computing it interns
+    /// the type in a fresh table, which would dominate lowering if done per slot.
+    pub(super) fn align(&mut self, id: TypeId) -> Result<u32, LayoutError> {
+        if let Some(&Some(align)) = self.aligns.get(id.index()) {
+            return Ok(align);
+        }
+        let align = allocation_align(&self.ty(id))?;
+        if self.aligns.len() <= id.index() {
+            self.aligns.resize(id.index() + 1, None);
+        }
+        self.aligns[id.index()] = Some(align);
+        Ok(align)
+    }
+
+    /// `got` must be exactly `expected` (there are no implicit conversions).
+    pub(super) fn expect(&self, expected: TypeId, got: TypeId) -> Result<(), LowerError> {
+        if expected == got {
+            Ok(())
+        } else {
+            Err(self.mismatch(expected, got))
+        }
+    }
+
+    /// [`LowerError::TypeMismatch`] between two ids.
+    #[cold]
+    pub(super) fn mismatch(&self, expected: TypeId, got: TypeId) -> LowerError {
+        LowerError::TypeMismatch { expected: self.ty(expected), got: self.ty(got) }
+    }
 }
 
 /// The IR calling convention.
@@ -72,45 +191,56 @@ pub(super) fn linkage(linkage: ast::Linkage) -> module::Linkage {
     }
 }
 
-/// The type and payload of a literal.
-pub(super) fn literal(lit: &ast::Literal) -> Result<(Type, ConstValue), LowerError> {
+/// The (scalar) type and payload of a literal.
+pub(super) fn literal(lit: &ast::Literal) -> Result<(TypeId, ConstValue), LowerError> {
     match lit {
-        ast::Literal::Bool(b) => Ok((Type::Bool, ConstValue::Bool(*b))),
+        ast::Literal::Bool(b) => Ok((TypeId::BOOL, ConstValue::Bool(*b))),
         ast::Literal::Int { bits, signed, value } => {
-            let ty = lower_type(&ast::Type::Int { bits: *bits, signed: *signed }, 0)?;
+            let ty = TypeId::int(u32::from(*bits), *signed)
+                .ok_or_else(|| LowerError::UnsupportedType(format!("int bits={bits} signed={signed}")))?;
             let payload = int_literal(*signed, value)?;
-            let valid = TypeId::int(u32::from(*bits), *signed).is_some_and(|id| payload.is_valid_for(id));
-            if !valid {
-                return Err(LowerError::InvalidLiteral { ty, value: value.clone() });
+            if !payload.is_valid_for(ty) {
+                return Err(LowerError::InvalidLiteral { ty: scalar_type(ty), value: value.clone() });
             }
             Ok((ty, payload))
         }
         ast::Literal::Float { bits, value } => {
             let bits =
                 FloatBits::parse(u32::from(*bits), value).map_err(|e| LowerError::NumericLiteral(e.to_string()))?;
-            let ty = match bits {
-                FloatBits::F16(_) => Type::F16,
-                FloatBits::F32(_) => Type::F32,
-                FloatBits::F64(_) => Type::F64,
-            };
-            Ok((ty, ConstValue::F(bits)))
+            Ok((bits.type_id(), ConstValue::F(bits)))
         }
     }
 }
 
-/// Parses decimal digits with an optional `-` (signed only) into a 128-bit payload.
+/// Parses decimal digits with an optional `-` (signed only) into a 128-bit
+/// payload, with the messages of upstream's `str::parse` calls.
 fn int_literal(signed: bool, text: &str) -> Result<ConstValue, LowerError> {
-    let digits = if signed { text.strip_prefix('-').unwrap_or(text) } else { text };
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(digits) if signed => (true, digits),
+        _ => (false, text),
+    };
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(LowerError::NumericLiteral("expected decimal digits with an optional signed minus".into()));
     }
+    let magnitude = decimal(digits.as_bytes());
     if signed {
-        let v = text.parse::<i128>().map_err(|_| LowerError::NumericLiteral("integer exceeds i128 range".into()))?;
-        Ok(ConstValue::I(v))
+        // i128::MIN's magnitude is one more than i128::MAX's.
+        let value =
+            magnitude.and_then(|m| if negative { 0i128.checked_sub_unsigned(m) } else { i128::try_from(m).ok() });
+        value.map(ConstValue::I).ok_or_else(|| LowerError::NumericLiteral("integer exceeds i128 range".into()))
     } else {
-        let v = text.parse::<u128>().map_err(|_| LowerError::NumericLiteral("integer exceeds u128 range".into()))?;
-        Ok(ConstValue::U(v))
+        magnitude.map(ConstValue::U).ok_or_else(|| LowerError::NumericLiteral("integer exceeds u128 range".into()))
     }
+}
+
+/// The value of ASCII decimal digits, `None` beyond `u128`.
+fn decimal(digits: &[u8]) -> Option<u128> {
+    // Nineteen digits always fit a `u64`, whose arithmetic is cheaper.
+    if digits.len() <= 19 {
+        let value = digits.iter().fold(0u64, |value, &d| value * 10 + u64::from(d - b'0'));
+        return Some(u128::from(value));
+    }
+    digits.iter().try_fold(0u128, |value, &d| value.checked_mul(10)?.checked_add(u128::from(d - b'0')))
 }
 
 /// What a name denotes inside a constant expression.
@@ -138,7 +268,7 @@ pub(super) fn const_expr(
         },
         ast::Expr::Lit(lit) => {
             let (ty, value) = literal(lit)?;
-            Ok(ConstExpr::literal(ty, value))
+            Ok(ConstExpr::literal(scalar_type(ty), value))
         }
         ast::Expr::Binary { left, op, right } => {
             let (lhs, rhs) = const_operands(left, right, depth, lookup)?;
@@ -203,8 +333,12 @@ pub(super) fn evaluate(
 mod tests {
     use super::*;
 
+    fn lit(lit: ast::Literal) -> Result<(Type, ConstValue), LowerError> {
+        literal(&lit).map(|(ty, value)| (scalar_type(ty), value))
+    }
+
     fn int(bits: u16, signed: bool, value: &str) -> Result<(Type, ConstValue), LowerError> {
-        literal(&ast::Literal::Int { bits, signed, value: value.into() })
+        lit(ast::Literal::Int { bits, signed, value: value.into() })
     }
 
     fn numeric(message: &str) -> Result<(Type, ConstValue), LowerError> {
@@ -241,7 +375,7 @@ mod tests {
 
     #[test]
     fn float_literal_rules() {
-        let f = |bits: u16, value: &str| literal(&ast::Literal::Float { bits, value: value.into() });
+        let f = |bits: u16, value: &str| lit(ast::Literal::Float { bits, value: value.into() });
         assert_eq!(f(16, "0x3C00"), Ok((Type::F16, ConstValue::F(FloatBits::F16(0x3c00)))));
         assert_eq!(f(64, "0x7ff8000000000001"), Ok((Type::F64, ConstValue::F(FloatBits::F64(0x7ff8_0000_0000_0001)))));
         assert_eq!(f(8, "0x00"), numeric("float width must be 16, 32 or 64"));
@@ -251,18 +385,42 @@ mod tests {
 
     #[test]
     fn types_and_depth() {
-        assert_eq!(
-            lower_type(&ast::Type::Float { bits: 80 }, 0),
-            Err(LowerError::UnsupportedType("float bits=80".into()))
+        let mut types = Types::new();
+        let mut lower = |ty: &ast::Type| types.lower(ty, 0).map(|id| types.ty(id));
+        assert_eq!(lower(&ast::Type::Float { bits: 80 }), Err(LowerError::UnsupportedType("float bits=80".into())));
+        assert_eq!(lower(&ast::Type::Opaque("FILE".into())), Err(LowerError::UnsupportedType("opaque FILE".into())));
+        let int = |bits, signed| ast::Type::Int { bits, signed };
+        let sig = ast::Signature {
+            params: vec![int(8, true), ast::Type::Ptr(Box::new(int(64, false)))],
+            ret: ast::Type::Void,
+            convention: ast::Convention::SysV64,
+            variadic: false,
+        };
+        let array = ast::Type::Array { elem: Box::new(ast::Type::FnPtr(Box::new(sig))), len: 3 };
+        let expected = Type::array(
+            Type::fn_ptr(FunctionSignature {
+                params: vec![Type::I8, Type::ptr(Type::U64)],
+                ret: Type::Void,
+                convention: CallingConvention::SysV64,
+                variadic: false,
+            }),
+            3,
         );
-        assert_eq!(
-            lower_type(&ast::Type::Opaque("FILE".into()), 0),
-            Err(LowerError::UnsupportedType("opaque FILE".into()))
-        );
+        assert_eq!(lower(&array), Ok(expected));
         let mut deep = ast::Type::Bool;
         for _ in 0..=MAX_NESTING {
             deep = ast::Type::Ptr(Box::new(deep));
         }
-        assert_eq!(lower_type(&deep, 0), Err(LowerError::NestingLimit { limit: MAX_NESTING }));
+        assert_eq!(lower(&deep), Err(LowerError::NestingLimit { limit: MAX_NESTING }));
+    }
+
+    #[test]
+    fn scalar_ids_map_to_their_types() {
+        let types = Types::new();
+        for ty in std::iter::once(Type::Void).chain(Type::VALUE_SCALARS) {
+            let id = ty.scalar_type_id().unwrap();
+            assert_eq!(scalar_type(id), ty);
+            assert_eq!(types.ty(id), ty);
+        }
     }
 }

@@ -9,69 +9,61 @@
 
 use crate::build_error::CallError;
 use crate::builder::Callee;
+use crate::entity::TypeId;
 use crate::opcode::{BinOp, CmpOp};
-use crate::types::Type;
 use crate::ValueId;
 
-use super::convert::{check_depth, literal, lower_signature};
+use super::convert::{check_depth, literal};
 use super::error::LowerError;
 use super::frontend::{self as ast, Expr};
 use super::o0::{Binding, Body};
 
-/// Signedness of an integer type, `None` for any other type.
-fn int_signedness(ty: &Type) -> Option<bool> {
-    match ty {
-        Type::I1 | Type::I8 | Type::I16 | Type::I32 | Type::I64 | Type::I128 => Some(true),
-        Type::U1 | Type::U8 | Type::U16 | Type::U32 | Type::U64 | Type::U128 => Some(false),
-        _ => None,
-    }
-}
-
-fn is_float(ty: &Type) -> bool {
-    matches!(ty, Type::F16 | Type::F32 | Type::F64)
-}
-
-impl Body<'_, '_> {
+impl<'p> Body<'p, '_, '_> {
     /// Lowers an expression that must produce a value.
-    pub(super) fn value(&mut self, expr: &Expr, depth: usize) -> Result<(ValueId, Type), LowerError> {
-        self.expr(expr, depth)?.ok_or(LowerError::VoidCallUsedAsValue)
+    #[inline]
+    pub(super) fn value(&mut self, expr: &'p Expr, depth: usize) -> Result<(ValueId, TypeId), LowerError> {
+        match self.expr(expr, depth)? {
+            Some(value) => Ok(value),
+            None => Err(LowerError::VoidCallUsedAsValue),
+        }
     }
 
     /// Lowers an expression; `None` for a call to a void function.
-    pub(super) fn expr(&mut self, expr: &Expr, depth: usize) -> Result<Option<(ValueId, Type)>, LowerError> {
+    pub(super) fn expr(&mut self, expr: &'p Expr, depth: usize) -> Result<Option<(ValueId, TypeId)>, LowerError> {
         check_depth(depth)?;
         let lowered = match expr {
             Expr::Var(name) => self.var(name)?,
             Expr::Lit(lit) => {
                 let (ty, payload) = literal(lit)?;
-                (self.fb.constant(ty.clone(), payload), ty)
+                (self.fb.constant(self.types.ty(ty), payload), ty)
             }
             Expr::Binary { left, op, right } => {
                 let (lhs, rhs, ty) = self.operands(left, right, depth)?;
-                let op = match (int_signedness(&ty), is_float(&ty), op) {
-                    (Some(_), _, ast::BinaryOp::Add) => BinOp::Add,
-                    (Some(_), _, ast::BinaryOp::Sub) => BinOp::Sub,
-                    (Some(_), _, ast::BinaryOp::Mul) => BinOp::Mul,
-                    (None, true, ast::BinaryOp::Add) => BinOp::Fadd,
-                    (None, true, ast::BinaryOp::Sub) => BinOp::Fsub,
-                    (None, true, ast::BinaryOp::Mul) => BinOp::Fmul,
-                    (None, false, _) => return Err(LowerError::UnsupportedExpr),
+                let op = match (ty.is_int(), ty.is_float(), op) {
+                    (true, _, ast::BinaryOp::Add) => BinOp::Add,
+                    (true, _, ast::BinaryOp::Sub) => BinOp::Sub,
+                    (true, _, ast::BinaryOp::Mul) => BinOp::Mul,
+                    (false, true, ast::BinaryOp::Add) => BinOp::Fadd,
+                    (false, true, ast::BinaryOp::Sub) => BinOp::Fsub,
+                    (false, true, ast::BinaryOp::Mul) => BinOp::Fmul,
+                    (false, false, _) => return Err(LowerError::UnsupportedExpr),
                 };
-                (self.fb.bin(op, ty.clone(), lhs, rhs), ty)
+                (self.fb.bin(op, self.types.ty(ty), lhs, rhs), ty)
             }
             Expr::Cmp { left, op, right } => {
                 let (lhs, rhs, ty) = self.operands(left, right, depth)?;
-                let pred = predicate(&ty, *op)?;
-                (self.fb.cmp(pred, ty, lhs, rhs), Type::Bool)
+                let pred = predicate(ty, *op)?;
+                (self.fb.cmp(pred, self.types.ty(ty), lhs, rhs), TypeId::BOOL)
             }
             Expr::FunctionRef(name) => {
                 let id = self.fb.function_id(name)?;
-                let signature = self.fb.callee_signature(&Callee::Direct(id))?;
-                (self.fb.function_addr(id)?, Type::fn_ptr(signature))
+                let ty = self.functions.fn_ptr(id)?;
+                (self.fb.function_addr(id)?, ty)
             }
             Expr::NullFunction(signature) => {
-                let signature = lower_signature(signature, depth + 1)?;
-                (self.fb.null_function(signature.clone())?, Type::fn_ptr(signature))
+                let sig = self.types.signature(signature, depth + 1)?;
+                let value = self.fb.null_function(self.types.signature_of(sig))?;
+                (value, self.types.fn_ptr(sig))
             }
             Expr::Call { callee, args } => return self.call(callee, args, depth),
         };
@@ -80,98 +72,100 @@ impl Body<'_, '_> {
 
     /// A name read as a value: a variable's slot is loaded, a local constant is
     /// its `const_decl` value, a global is re-materialised as a `const`.
-    fn var(&mut self, name: &str) -> Result<(ValueId, Type), LowerError> {
+    fn var(&mut self, name: &str) -> Result<(ValueId, TypeId), LowerError> {
         match self.scopes.get(name) {
-            Some(Binding::Slot { ptr, ty, align }) => {
-                let (ptr, ty, align) = (*ptr, ty.clone(), *align);
-                Ok((self.fb.load(ty.clone(), ptr, align), ty))
-            }
-            Some(Binding::Const { value, ty }) => Ok((*value, ty.clone())),
+            Some(Binding::Slot { ptr, ty, align }) => Ok((self.fb.load(self.types.ty(ty), ptr, align), ty)),
+            Some(Binding::Const { value, ty }) => Ok((value, ty)),
             None => match self.globals.get(name) {
-                Some((_, ty, payload)) => {
-                    let ty = ty.clone();
-                    Ok((self.fb.constant(ty.clone(), payload), ty))
-                }
+                Some((_, ty, payload)) => Ok((self.fb.constant(self.types.ty(ty), payload), ty)),
                 None => Err(LowerError::UnknownVariable(name.to_string())),
             },
         }
     }
 
     /// Both operands, left first; they must have one type.
-    fn operands(&mut self, left: &Expr, right: &Expr, depth: usize) -> Result<(ValueId, ValueId, Type), LowerError> {
+    fn operands(
+        &mut self,
+        left: &'p Expr,
+        right: &'p Expr,
+        depth: usize,
+    ) -> Result<(ValueId, ValueId, TypeId), LowerError> {
         let (lhs, left_ty) = self.value(left, depth + 1)?;
         let (rhs, right_ty) = self.value(right, depth + 1)?;
-        if left_ty != right_ty {
-            return Err(LowerError::TypeMismatch { expected: left_ty, got: right_ty });
-        }
+        self.types.expect(left_ty, right_ty)?;
         Ok((lhs, rhs, left_ty))
     }
 
     /// The callee, then the arguments left to right, then the checked call.
     fn call(
         &mut self,
-        callee: &ast::Callee,
-        args: &[Expr],
+        callee: &'p ast::Callee,
+        args: &'p [Expr],
         depth: usize,
-    ) -> Result<Option<(ValueId, Type)>, LowerError> {
-        let callee = match callee {
-            ast::Callee::Direct(name) => Callee::Direct(self.fb.function_id(name)?),
+    ) -> Result<Option<(ValueId, TypeId)>, LowerError> {
+        let (callee, ret) = match callee {
+            ast::Callee::Direct(name) => {
+                let id = self.fb.function_id(name)?;
+                (Callee::Direct(id), self.functions.ret(id)?)
+            }
             ast::Callee::Indirect(expr) => {
                 let (value, ty) = self.value(expr, depth + 1)?;
-                if !matches!(ty, Type::FnPtr(_)) {
-                    return Err(CallError::NotFunctionPointer(value).into());
-                }
-                Callee::Indirect(value)
+                let ret = self.types.fn_ptr_ret(ty).ok_or(CallError::NotFunctionPointer(value))?;
+                (Callee::Indirect(value), ret)
             }
         };
         let mut values = Vec::with_capacity(args.len());
         for arg in args {
             values.push(self.value(arg, depth + 1)?.0);
         }
-        let ret = self.fb.callee_signature(&callee)?.ret;
         Ok(self.fb.call(callee, values)?.map(|value| (value, ret)))
     }
 }
 
 /// The `cmp` predicate for comparing two values of type `ty`.
-fn predicate(ty: &Type, op: ast::CmpOp) -> Result<CmpOp, LowerError> {
+fn predicate(ty: TypeId, op: ast::CmpOp) -> Result<CmpOp, LowerError> {
     use ast::CmpOp as A;
-    Ok(match (ty, int_signedness(ty), op) {
-        (Type::Bool, _, A::Eq) => CmpOp::Eq,
-        (Type::Bool, _, A::Ne) => CmpOp::Ne,
-        (_, Some(_), A::Eq) => CmpOp::Eq,
-        (_, Some(_), A::Ne) => CmpOp::Ne,
-        (_, Some(true), A::Lt) => CmpOp::Slt,
-        (_, Some(true), A::Le) => CmpOp::Sle,
-        (_, Some(true), A::Gt) => CmpOp::Sgt,
-        (_, Some(true), A::Ge) => CmpOp::Sge,
-        (_, Some(false), A::Lt) => CmpOp::Ult,
-        (_, Some(false), A::Le) => CmpOp::Ule,
-        (_, Some(false), A::Gt) => CmpOp::Ugt,
-        (_, Some(false), A::Ge) => CmpOp::Uge,
-        (t, None, op) if is_float(t) => match op {
+    Ok(if ty.is_int() || ty == TypeId::BOOL {
+        match (op, ty.is_signed_int(), ty == TypeId::BOOL) {
+            (A::Eq, ..) => CmpOp::Eq,
+            (A::Ne, ..) => CmpOp::Ne,
+            (_, _, true) => return Err(LowerError::UnsupportedExpr),
+            (A::Lt, true, _) => CmpOp::Slt,
+            (A::Le, true, _) => CmpOp::Sle,
+            (A::Gt, true, _) => CmpOp::Sgt,
+            (A::Ge, true, _) => CmpOp::Sge,
+            (A::Lt, false, _) => CmpOp::Ult,
+            (A::Le, false, _) => CmpOp::Ule,
+            (A::Gt, false, _) => CmpOp::Ugt,
+            (A::Ge, false, _) => CmpOp::Uge,
+        }
+    } else if ty.is_float() {
+        match op {
             A::Eq => CmpOp::Feq,
             A::Ne => CmpOp::Fne,
             A::Lt => CmpOp::Flt,
             A::Le => CmpOp::Fle,
             A::Gt => CmpOp::Fgt,
             A::Ge => CmpOp::Fge,
-        },
-        _ => return Err(LowerError::UnsupportedExpr),
+        }
+    } else {
+        return Err(LowerError::UnsupportedExpr);
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::{TypeKey, TypeTable};
 
     #[test]
     fn predicates_follow_the_operand_type() {
-        assert_eq!(predicate(&Type::I8, ast::CmpOp::Lt), Ok(CmpOp::Slt));
-        assert_eq!(predicate(&Type::U1, ast::CmpOp::Ge), Ok(CmpOp::Uge));
-        assert_eq!(predicate(&Type::F16, ast::CmpOp::Ne), Ok(CmpOp::Fne));
-        assert_eq!(predicate(&Type::Bool, ast::CmpOp::Eq), Ok(CmpOp::Eq));
-        assert_eq!(predicate(&Type::Bool, ast::CmpOp::Lt), Err(LowerError::UnsupportedExpr));
-        assert_eq!(predicate(&Type::ptr(Type::I8), ast::CmpOp::Eq), Err(LowerError::UnsupportedExpr));
+        assert_eq!(predicate(TypeId::I8, ast::CmpOp::Lt), Ok(CmpOp::Slt));
+        assert_eq!(predicate(TypeId::U1, ast::CmpOp::Ge), Ok(CmpOp::Uge));
+        assert_eq!(predicate(TypeId::F16, ast::CmpOp::Ne), Ok(CmpOp::Fne));
+        assert_eq!(predicate(TypeId::BOOL, ast::CmpOp::Eq), Ok(CmpOp::Eq));
+        assert_eq!(predicate(TypeId::BOOL, ast::CmpOp::Lt), Err(LowerError::UnsupportedExpr));
+        let ptr = TypeTable::new().intern(TypeKey::Ptr(TypeId::I8));
+        assert_eq!(predicate(ptr, ast::CmpOp::Eq), Err(LowerError::UnsupportedExpr));
     }
 }

@@ -9,11 +9,16 @@
 //! `while.cond`/`while.body`/`while.exit`, `unreachable.cont`), so value and block
 //! numbers are exactly upstream's.
 //!
-//! Names are resolved through a scope stack with an undo log: entering an `if`
-//! arm or a loop body records a mark, leaving it pops the bindings made since,
-//! so declarations never escape an arm and lookups stay O(1). Recursion over
-//! statements, expressions and types carries a depth checked against
-//! [`super::MAX_NESTING`].
+//! The walk allocates almost nothing per node. Types are `Copy` ids of the
+//! lowering's own table (see [`super::convert::Types`]). Names are borrowed from
+//! the program and numbered once per module; a binding is a `Copy` value in a
+//! table indexed by that number, and an undo log of replaced bindings gives
+//! nested scopes: entering an `if` arm or a loop body records a mark, leaving it
+//! restores what the arm shadowed, so declarations never escape an arm and
+//! lookups are one hash probe. The result type of every declared function is
+//! kept by function id, so a call does not rebuild its callee's signature.
+//! Recursion over statements, expressions and types carries a depth checked
+//! against [`super::MAX_NESTING`].
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -21,13 +26,12 @@ use crate::build_error::CallError;
 use crate::builder::{FunctionBuilder, ModuleBuilder};
 use crate::const_expr::ConstRef;
 use crate::constant::ConstValue;
-use crate::entity::{BlockId, GlobalId, ValueId};
-use crate::layout::{allocation_align, LayoutError};
+use crate::entity::{BlockId, EntityRef, FunctionId, GlobalId, SigId, TypeId, ValueId};
 use crate::module::{Linkage, Module};
 use crate::target::{DataLayout, Target};
-use crate::types::{FunctionSignature, Type};
+use crate::types::Type;
 
-use super::convert::{self, check_depth, const_expr, evaluate, lower_signature, lower_type, ConstName};
+use super::convert::{self, check_depth, const_expr, evaluate, ConstName, Types};
 use super::error::LowerError;
 use super::frontend::{self as ast, Program, Stmt};
 
@@ -51,26 +55,26 @@ pub fn lower_o0(program: &Program, target: &str, layout: DataLayout) -> Result<M
     check_names(program)?;
 
     let mut mb = ModuleBuilder::new(target.name(), layout);
+    let mut types = Types::new();
+    let mut functions = Functions::default();
     for decl in &program.declarations {
-        let signature = lower_signature(&decl.signature, 0)?;
-        mb.declare_function(&decl.name, signature, convert::linkage(decl.linkage), decl.link_name.clone())?;
+        let sig = types.signature(&decl.signature, 0)?;
+        let signature = types.signature_of(sig);
+        let id = mb.declare_function(&decl.name, signature, convert::linkage(decl.linkage), decl.link_name.clone())?;
+        functions.record(id, sig, &mut types);
     }
     let mut definitions = Vec::with_capacity(program.functions.len());
     for function in &program.functions {
-        let params = function.parameters.iter().map(|p| lower_type(&p.ty, 0)).collect::<Result<Vec<_>, _>>()?;
-        let signature = FunctionSignature {
-            params: params.clone(),
-            ret: lower_type(&function.return_type, 0)?,
-            convention: convert::convention(function.convention),
-            variadic: false,
-        };
-        let ret = signature.ret.clone();
+        let params = function.parameters.iter().map(|p| types.lower(&p.ty, 0)).collect::<Result<Vec<_>, _>>()?;
+        let ret = types.lower(&function.return_type, 0)?;
+        let sig = types.definition_signature(&params, ret, function.convention);
         let id = mb.declare_function(
             &function.name,
-            signature,
+            types.signature_of(sig),
             convert::linkage(function.linkage),
             function.link_name.clone(),
         )?;
+        functions.record(id, sig, &mut types);
         definitions.push((id, params, ret));
     }
     let defined: FxHashSet<&str> = program.functions.iter().map(|f| f.name.as_str()).collect();
@@ -81,25 +85,58 @@ pub fn lower_o0(program: &Program, target: &str, layout: DataLayout) -> Result<M
         }
     }
 
-    let globals = lower_globals(&mut mb, &program.globals)?;
+    let globals = lower_globals(&mut mb, &program.globals, &mut types)?;
 
-    let mut aligns = AlignCache::default();
+    let mut scopes = Scopes::default();
     for (function, (id, params, ret)) in program.functions.iter().zip(definitions) {
         let names = function.parameters.iter().map(|p| p.name.clone()).collect();
         let fb = mb.begin_declared_function(id, names)?;
         let mut body = Body {
             fb,
             globals: &globals,
-            aligns: &mut aligns,
+            functions: &functions,
+            types: &mut types,
             ret,
-            scopes: Scopes::default(),
+            scopes: &mut scopes,
             loops: Vec::new(),
             local_consts: FxHashMap::default(),
         };
-        body.lower(function, params)?;
+        body.lower(function, &params)?;
         body.fb.finish();
+        // Every binding of the body is undone, keeping the name numbers.
+        scopes.restore(0);
     }
     Ok(mb.finish())
+}
+
+/// The result type and function-pointer type of each declared function, by id.
+#[derive(Default)]
+pub(super) struct Functions {
+    by_id: Vec<Option<(TypeId, TypeId)>>,
+}
+
+impl Functions {
+    fn record(&mut self, id: FunctionId, sig: SigId, types: &mut Types) {
+        if self.by_id.len() <= id.index() {
+            self.by_id.resize(id.index() + 1, None);
+        }
+        let ret = types.sig_ret(sig);
+        self.by_id[id.index()] = Some((ret, types.fn_ptr(sig)));
+    }
+
+    /// The result type of calls to `id`.
+    pub(super) fn ret(&self, id: FunctionId) -> Result<TypeId, CallError> {
+        self.get(id).map(|(ret, _)| ret)
+    }
+
+    /// The type of `function_addr id`.
+    pub(super) fn fn_ptr(&self, id: FunctionId) -> Result<TypeId, CallError> {
+        self.get(id).map(|(_, fn_ptr)| fn_ptr)
+    }
+
+    fn get(&self, id: FunctionId) -> Result<(TypeId, TypeId), CallError> {
+        self.by_id.get(id.index()).copied().flatten().ok_or(CallError::UnknownFunction(id))
+    }
 }
 
 /// Duplicate function names, then duplicate parameter names, before anything is built.
@@ -123,79 +160,70 @@ fn check_names(program: &Program) -> Result<(), LowerError> {
 
 /// Lowered globals: identity by name, and type and value by identity.
 #[derive(Default)]
-pub(super) struct Globals {
-    by_name: FxHashMap<String, GlobalId>,
-    values: Vec<(Type, ConstValue)>,
+pub(super) struct Globals<'p> {
+    by_name: FxHashMap<&'p str, GlobalId>,
+    values: Vec<(TypeId, ConstValue)>,
 }
 
-impl Globals {
-    pub(super) fn get(&self, name: &str) -> Option<(GlobalId, &Type, ConstValue)> {
+impl Globals<'_> {
+    pub(super) fn get(&self, name: &str) -> Option<(GlobalId, TypeId, ConstValue)> {
         let id = *self.by_name.get(name)?;
-        let (ty, value) = self.values.get(id.as_u32() as usize)?;
-        Some((id, ty, *value))
+        let &(ty, value) = self.values.get(id.index())?;
+        Some((id, ty, value))
     }
 
-    fn value(&self, id: GlobalId) -> Option<(Type, ConstValue)> {
-        self.values.get(id.as_u32() as usize).cloned()
+    fn value(&self, id: GlobalId, types: &Types) -> Option<(Type, ConstValue)> {
+        self.values.get(id.index()).map(|&(ty, value)| (types.ty(ty), value))
     }
 }
 
 /// Globals in order: each initializer may use literals, arithmetic, comparisons
 /// and earlier globals only.
-fn lower_globals(mb: &mut ModuleBuilder, globals: &[ast::GlobalConst]) -> Result<Globals, LowerError> {
+fn lower_globals<'p>(
+    mb: &mut ModuleBuilder,
+    globals: &'p [ast::GlobalConst],
+    types: &mut Types,
+) -> Result<Globals<'p>, LowerError> {
     let mut lowered = Globals::default();
     for global in globals {
-        if lowered.by_name.contains_key(&global.name) {
+        if lowered.by_name.contains_key(global.name.as_str()) {
             return Err(LowerError::DuplicateGlobal(global.name.clone()));
         }
-        let ty = lower_type(&global.ty, 0)?;
-        let lookup = |name: &str| match lowered.get(name) {
-            Some((id, ty, _)) => ConstName::Constant(ConstRef::Global(id), ty.clone()),
-            None => ConstName::Unknown,
+        let ty = types.lower(&global.ty, 0)?;
+        let expr = {
+            let (lowered, types) = (&lowered, &*types);
+            let lookup = |name: &str| match lowered.get(name) {
+                Some((id, ty, _)) => ConstName::Constant(ConstRef::Global(id), types.ty(ty)),
+                None => ConstName::Unknown,
+            };
+            const_expr(&global.init, 0, &lookup)?
         };
-        let expr = const_expr(&global.init, 0, &lookup)?;
-        if expr.ty != ty {
-            return Err(LowerError::TypeMismatch { expected: ty, got: expr.ty });
+        let declared = types.ty(ty);
+        if expr.ty != declared {
+            return Err(LowerError::TypeMismatch { expected: declared, got: expr.ty });
         }
         let value = evaluate(&expr, &mut |r| match r {
-            ConstRef::Global(id) => lowered.value(id),
+            ConstRef::Global(id) => lowered.value(id, types),
             ConstRef::Local(_) => None,
         })?;
-        let align = allocation_align(&ty)?;
+        let align = types.align(ty)?;
         let id = mb.add_global_const(&global.name, expr, value, align);
-        debug_assert_eq!(id.as_u32() as usize, lowered.values.len());
-        lowered.by_name.insert(global.name.clone(), id);
+        debug_assert_eq!(id.index(), lowered.values.len());
+        lowered.by_name.insert(&global.name, id);
         lowered.values.push((ty, value));
     }
     Ok(lowered)
 }
 
-/// [`allocation_align`] by type, for the slots of one module: computing it
-/// interns the type in a fresh table, which would dominate lowering if done per
-/// variable.
-#[derive(Default)]
-pub(super) struct AlignCache(FxHashMap<Type, u32>);
-
-impl AlignCache {
-    fn get(&mut self, ty: &Type) -> Result<u32, LayoutError> {
-        if let Some(&align) = self.0.get(ty) {
-            return Ok(align);
-        }
-        let align = allocation_align(ty)?;
-        self.0.insert(ty.clone(), align);
-        Ok(align)
-    }
-}
-
 /// What a local name is bound to.
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 pub(super) enum Binding {
     /// A variable or parameter: its stack slot.
     Slot {
         /// The `alloca` result.
         ptr: ValueId,
         /// The stored type.
-        ty: Type,
+        ty: TypeId,
         /// The slot's alignment.
         align: u32,
     },
@@ -204,38 +232,48 @@ pub(super) enum Binding {
         /// The `const_decl` result.
         value: ValueId,
         /// Its type.
-        ty: Type,
+        ty: TypeId,
     },
 }
 
-/// Nested scopes as one map of binding stacks plus an undo log.
+/// Nested scopes: the visible binding of each name, by the name's number, and
+/// an undo log of the bindings each new one replaced.
 #[derive(Default)]
-pub(super) struct Scopes {
-    map: FxHashMap<String, Vec<Binding>>,
-    log: Vec<String>,
+pub(super) struct Scopes<'p> {
+    numbers: FxHashMap<&'p str, usize>,
+    visible: Vec<Option<Binding>>,
+    log: Vec<(usize, Option<Binding>)>,
 }
 
-impl Scopes {
-    fn bind(&mut self, name: &str, binding: Binding) {
-        self.map.entry(name.to_string()).or_default().push(binding);
-        self.log.push(name.to_string());
+impl<'p> Scopes<'p> {
+    fn bind(&mut self, name: &'p str, binding: Binding) {
+        let next = self.visible.len();
+        let number = *self.numbers.entry(name).or_insert(next);
+        if number == next {
+            self.visible.push(None);
+        }
+        if let Some(slot) = self.visible.get_mut(number) {
+            let replaced = slot.replace(binding);
+            self.log.push((number, replaced));
+        }
     }
 
     /// The newest visible binding of `name`.
-    pub(super) fn get(&self, name: &str) -> Option<&Binding> {
-        self.map.get(name).and_then(|stack| stack.last())
+    #[inline]
+    pub(super) fn get(&self, name: &str) -> Option<Binding> {
+        self.numbers.get(name).and_then(|&number| self.visible.get(number).copied().flatten())
     }
 
     fn mark(&self) -> usize {
         self.log.len()
     }
 
-    /// Drops every binding made since `mark`.
+    /// Drops every binding made since `mark`, uncovering what they shadowed.
     fn restore(&mut self, mark: usize) {
         while self.log.len() > mark {
-            if let Some(name) = self.log.pop() {
-                if let Some(stack) = self.map.get_mut(&name) {
-                    stack.pop();
+            if let Some((number, replaced)) = self.log.pop() {
+                if let Some(slot) = self.visible.get_mut(number) {
+                    *slot = replaced;
                 }
             }
         }
@@ -243,31 +281,33 @@ impl Scopes {
 }
 
 /// The state of one function body being lowered.
-pub(super) struct Body<'g, 'm> {
+pub(super) struct Body<'p, 'a, 'm> {
     pub(super) fb: FunctionBuilder<'m>,
-    pub(super) globals: &'g Globals,
-    /// Slot alignments, shared by the module's bodies.
-    pub(super) aligns: &'g mut AlignCache,
-    pub(super) ret: Type,
-    pub(super) scopes: Scopes,
+    pub(super) globals: &'a Globals<'p>,
+    pub(super) functions: &'a Functions,
+    /// The module's types, shared by its bodies.
+    pub(super) types: &'a mut Types,
+    pub(super) ret: TypeId,
+    /// Shared by the module's bodies; empty between them.
+    pub(super) scopes: &'a mut Scopes<'p>,
     /// `(while.cond, while.exit)` of each enclosing loop, innermost last.
     pub(super) loops: Vec<(BlockId, BlockId)>,
     /// Type and value of each local `const_decl`, for evaluating later ones.
-    pub(super) local_consts: FxHashMap<ValueId, (Type, ConstValue)>,
+    pub(super) local_consts: FxHashMap<ValueId, (TypeId, ConstValue)>,
 }
 
-impl Body<'_, '_> {
-    fn lower(&mut self, function: &ast::Function, params: Vec<Type>) -> Result<(), LowerError> {
-        for (index, (param, ty)) in function.parameters.iter().zip(params).enumerate() {
-            let align = self.aligns.get(&ty)?;
-            let ptr = self.fb.alloca_in_entry(ty.clone(), align);
+impl<'p> Body<'p, '_, '_> {
+    fn lower(&mut self, function: &'p ast::Function, params: &[TypeId]) -> Result<(), LowerError> {
+        for (index, (param, &ty)) in function.parameters.iter().zip(params).enumerate() {
+            let align = self.types.align(ty)?;
+            let ptr = self.fb.alloca_in_entry(self.types.ty(ty), align);
             let value = self.fb.param_value(index);
-            self.fb.store(ty.clone(), value, ptr, align);
+            self.fb.store(self.types.ty(ty), value, ptr, align);
             self.scopes.bind(&param.name, Binding::Slot { ptr, ty, align });
         }
         self.stmts(&function.body, 0)?;
         if !self.fb.is_current_block_terminated() {
-            if self.ret == Type::Void {
+            if self.ret == TypeId::VOID {
                 self.fb.ret(None);
             } else {
                 self.fb.trap("missing return");
@@ -276,19 +316,19 @@ impl Body<'_, '_> {
         Ok(())
     }
 
-    fn stmts(&mut self, stmts: &[Stmt], depth: usize) -> Result<(), LowerError> {
+    fn stmts(&mut self, stmts: &'p [Stmt], depth: usize) -> Result<(), LowerError> {
         stmts.iter().try_for_each(|stmt| self.stmt(stmt, depth))
     }
 
     /// Lowers `stmts` in a nested scope.
-    fn scoped(&mut self, stmts: &[Stmt], depth: usize) -> Result<(), LowerError> {
+    fn scoped(&mut self, stmts: &'p [Stmt], depth: usize) -> Result<(), LowerError> {
         let mark = self.scopes.mark();
         self.stmts(stmts, depth)?;
         self.scopes.restore(mark);
         Ok(())
     }
 
-    fn stmt(&mut self, stmt: &Stmt, depth: usize) -> Result<(), LowerError> {
+    fn stmt(&mut self, stmt: &'p Stmt, depth: usize) -> Result<(), LowerError> {
         check_depth(depth)?;
         if self.fb.is_current_block_terminated() {
             // Dead statements are kept (and fully checked) in a block no edge reaches.
@@ -297,36 +337,36 @@ impl Body<'_, '_> {
         }
         match stmt {
             Stmt::Return(None) => {
-                if self.ret != Type::Void {
+                if self.ret != TypeId::VOID {
                     return Err(LowerError::UnsupportedStmt);
                 }
                 self.fb.ret(None);
             }
             Stmt::Return(Some(expr)) => {
-                if self.ret == Type::Void {
+                if self.ret == TypeId::VOID {
                     return Err(LowerError::ValueReturnedFromVoid);
                 }
                 let (value, ty) = self.value(expr, depth + 1)?;
-                expect_type(&self.ret, ty)?;
+                self.types.expect(self.ret, ty)?;
                 self.fb.ret(Some(value));
             }
             Stmt::ConstDecl { name, ty, init } => self.const_decl(name, ty, init, depth)?,
             Stmt::VarDecl { name, ty, init } => {
-                let ty = lower_type(ty, depth + 1)?;
+                let ty = self.types.lower(ty, depth + 1)?;
                 let value = match init {
                     Some(init) => {
                         let (value, got) = self.value(init, depth + 1)?;
-                        expect_type(&ty, got)?;
+                        self.types.expect(ty, got)?;
                         Some(value)
                     }
                     None => None,
                 };
-                let align = self.aligns.get(&ty)?;
-                let ptr = self.fb.alloca_in_entry(ty.clone(), align);
+                let align = self.types.align(ty)?;
+                let ptr = self.fb.alloca_in_entry(self.types.ty(ty), align);
                 match value {
-                    Some(value) => self.fb.store(ty.clone(), value, ptr, align),
+                    Some(value) => self.fb.store(self.types.ty(ty), value, ptr, align),
                     // whale-ir §6: marked uninitialised here, on every execution.
-                    None => self.fb.uninit(ty.clone(), ptr, align),
+                    None => self.fb.uninit(self.types.ty(ty), ptr, align),
                 }
                 self.scopes.bind(name, Binding::Slot { ptr, ty, align });
             }
@@ -336,9 +376,8 @@ impl Body<'_, '_> {
                     None => return Err(LowerError::UnknownVariable(name.clone())),
                     Some(Binding::Const { .. }) => return Err(LowerError::AssignToConst(name.clone())),
                     Some(Binding::Slot { ptr, ty, align }) => {
-                        let (ptr, ty, align) = (*ptr, ty.clone(), *align);
-                        expect_type(&ty, got)?;
-                        self.fb.store(ty, value, ptr, align);
+                        self.types.expect(ty, got)?;
+                        self.fb.store(self.types.ty(ty), value, ptr, align);
                     }
                 }
             }
@@ -390,45 +429,37 @@ impl Body<'_, '_> {
     }
 
     /// A branch condition: a `bool` value.
-    fn condition(&mut self, cond: &ast::Expr, depth: usize) -> Result<ValueId, LowerError> {
+    fn condition(&mut self, cond: &'p ast::Expr, depth: usize) -> Result<ValueId, LowerError> {
         let (value, ty) = self.value(cond, depth)?;
-        expect_type(&Type::Bool, ty)?;
+        self.types.expect(TypeId::BOOL, ty)?;
         Ok(value)
     }
 
     /// `const_decl "name" EXPR => const T V`, bound to `name` without a slot.
-    fn const_decl(&mut self, name: &str, ty: &ast::Type, init: &ast::Expr, depth: usize) -> Result<(), LowerError> {
-        let ty = lower_type(ty, depth + 1)?;
-        let (scopes, globals) = (&self.scopes, self.globals);
+    fn const_decl(&mut self, name: &'p str, ty: &ast::Type, init: &ast::Expr, depth: usize) -> Result<(), LowerError> {
+        let ty = self.types.lower(ty, depth + 1)?;
+        let (scopes, globals, types) = (&*self.scopes, self.globals, &*self.types);
         let lookup = |name: &str| match scopes.get(name) {
             Some(Binding::Slot { .. }) => ConstName::Runtime,
-            Some(Binding::Const { value, ty }) => ConstName::Constant(ConstRef::Local(*value), ty.clone()),
+            Some(Binding::Const { value, ty }) => ConstName::Constant(ConstRef::Local(value), types.ty(ty)),
             None => match globals.get(name) {
-                Some((id, ty, _)) => ConstName::Constant(ConstRef::Global(id), ty.clone()),
+                Some((id, ty, _)) => ConstName::Constant(ConstRef::Global(id), types.ty(ty)),
                 None => ConstName::Unknown,
             },
         };
         let expr = const_expr(init, depth + 1, &lookup)?;
-        if expr.ty != ty {
-            return Err(LowerError::TypeMismatch { expected: ty, got: expr.ty });
+        let declared = types.ty(ty);
+        if expr.ty != declared {
+            return Err(LowerError::TypeMismatch { expected: declared, got: expr.ty });
         }
         let local_consts = &self.local_consts;
         let payload = evaluate(&expr, &mut |r| match r {
-            ConstRef::Global(id) => globals.value(id),
-            ConstRef::Local(v) => local_consts.get(&v).cloned(),
+            ConstRef::Global(id) => globals.value(id, types),
+            ConstRef::Local(v) => local_consts.get(&v).map(|&(ty, value)| (types.ty(ty), value)),
         })?;
         let value = self.fb.const_decl(name, expr, payload);
-        self.local_consts.insert(value, (ty.clone(), payload));
+        self.local_consts.insert(value, (ty, payload));
         self.scopes.bind(name, Binding::Const { value, ty });
         Ok(())
-    }
-}
-
-/// `got` must be exactly `expected` (there are no implicit conversions).
-pub(super) fn expect_type(expected: &Type, got: Type) -> Result<(), LowerError> {
-    if *expected == got {
-        Ok(())
-    } else {
-        Err(LowerError::TypeMismatch { expected: expected.clone(), got })
     }
 }
