@@ -1,5 +1,6 @@
 //! Loading a module from any supported input, detected from its content:
-//! an FR2E image (a DWORD+FOURCC `FR2E` root header) is read as binary IR; AST
+//! an FR2E image (a DWORD+FOURCC `FR2E` root header) is read as binary IR; LLVM
+//! 1.x bytecode (the `llvm` magic) is read through the LLVM 1.3 mapping; AST
 //! JSON (starts with `{`) is decoded and lowered at O0 for the default target;
 //! anything else is read as IR text (formats 2, 3 and 4). Only text inputs go
 //! through the UTF-8 check.
@@ -23,6 +24,8 @@ pub enum InputKind {
     IrText,
     /// An FR2E image (binary IR).
     Fr2e,
+    /// LLVM 1.x bytecode.
+    Llvm13,
 }
 
 /// Detects the kind of `bytes`: an FR2E root header, else the first significant byte.
@@ -31,6 +34,10 @@ pub fn detect(bytes: &[u8]) -> InputKind {
     // neither JSON nor IR text can start that way.
     if bytes.len() >= 8 && bytes[0] & 3 == 2 && &bytes[4..8] == b"FR2E" {
         return InputKind::Fr2e;
+    }
+    // llvm13.md §3: uncompressed bytecode starts with the magic `llvm`, which is neither JSON nor IR text.
+    if bytes.starts_with(b"llvm") {
+        return InputKind::Llvm13;
     }
     let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF);
     match first {
@@ -52,6 +59,7 @@ pub fn load_module_from_bytes(bytes: &[u8], path: &Path, target: &str, verify: b
     match detect(bytes) {
         // The readers verify what they read; FR2E errors carry the byte offset.
         InputKind::Fr2e => fr2e::read_module(bytes).map_err(|e| CliError::failed(format!("{name}: {e}"))),
+        InputKind::Llvm13 => llvm13::read_whale(bytes).map_err(|e| CliError::failed(format!("{name}: {e}"))),
         InputKind::IrText => parse_text(utf8(bytes, &name)?, &name),
         InputKind::AstJson => {
             let module = lower_json(utf8(bytes, &name)?, target)?;

@@ -34,6 +34,15 @@ enum Command {
     /// Inspect FR2E images (Whale's binary IR).
     #[command(subcommand)]
     Fr2e(Fr2eCommand),
+    /// Inspect LLVM 1.3 bytecode.
+    #[command(subcommand)]
+    Llvm13(Llvm13Command),
+}
+
+#[derive(Subcommand, Debug)]
+enum Llvm13Command {
+    /// List a bytecode file's blocks and instructions with byte offsets, or its LLVM 1.3 assembly (`--disasm`).
+    Dump(Llvm13DumpArgs),
 }
 
 #[derive(Subcommand, Debug)]
@@ -46,11 +55,11 @@ enum Fr2eCommand {
 enum IrCommand {
     /// Lower an AST JSON (format 2) program to IR at O0 and print it.
     Lower(LowerArgs),
-    /// Verify a module (AST JSON, IR text or FR2E) and report the first error.
+    /// Verify a module (AST JSON, IR text, FR2E or LLVM 1.3 bytecode) and report the first error.
     Verify(VerifyArgs),
     /// Verify a module and print it as IR text.
     Print(PrintArgs),
-    /// Convert a module between IR text and FR2E (any input kind is accepted).
+    /// Convert a module between IR text, FR2E and LLVM 1.3 bytecode (any input kind is accepted).
     Convert(ConvertArgs),
     /// Run a function of a verified module in the interpreter and print its result.
     Run(RunArgs),
@@ -78,13 +87,13 @@ struct LowerArgs {
 /// Arguments of `whale ir convert`.
 #[derive(Args, Debug)]
 struct ConvertArgs {
-    /// Input file (AST JSON, IR text or FR2E), or `-` for standard input.
+    /// Input file (AST JSON, IR text, FR2E or LLVM 1.3 bytecode), or `-` for standard input.
     input: PathBuf,
     /// Output file (written atomically), or `-` for standard output.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: PathBuf,
-    /// Output format; inferred from a `.wir` or `.fr2e` extension of OUT when absent.
-    #[arg(long, value_parser = ["wir", "fr2e"], value_name = "FORMAT")]
+    /// Output format; inferred from a `.wir`, `.fr2e` or `.bc` extension of OUT when absent.
+    #[arg(long, value_parser = ["wir", "fr2e", "llvm13"], value_name = "FORMAT")]
     to: Option<String>,
     /// Store an FR2E image's strings LZ4-compressed (`strz`).
     #[arg(long)]
@@ -101,17 +110,30 @@ struct DumpArgs {
     output: Option<PathBuf>,
 }
 
+/// Arguments of `whale llvm13 dump`.
+#[derive(Args, Debug)]
+struct Llvm13DumpArgs {
+    /// Input LLVM 1.x bytecode, or `-` for standard input.
+    input: PathBuf,
+    /// Write the listing to this file (atomically) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Print the module as LLVM 1.3 assembly text instead of the block listing.
+    #[arg(long)]
+    disasm: bool,
+}
+
 /// Arguments of `whale ir verify`.
 #[derive(Args, Debug)]
 struct VerifyArgs {
-    /// Input file (AST JSON, IR text or FR2E), or `-` for standard input.
+    /// Input file (AST JSON, IR text, FR2E or LLVM 1.3 bytecode), or `-` for standard input.
     input: PathBuf,
 }
 
 /// Arguments of `whale ir print`.
 #[derive(Args, Debug)]
 struct PrintArgs {
-    /// Input file (AST JSON, IR text or FR2E), or `-` for standard input.
+    /// Input file (AST JSON, IR text, FR2E or LLVM 1.3 bytecode), or `-` for standard input.
     input: PathBuf,
     /// Write the IR to this file (atomically) instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
@@ -124,7 +146,7 @@ struct PrintArgs {
 /// Arguments of `whale ir run`.
 #[derive(Args, Debug)]
 struct RunArgs {
-    /// Input file (AST JSON, IR text or FR2E), or `-` for standard input.
+    /// Input file (AST JSON, IR text, FR2E or LLVM 1.3 bytecode), or `-` for standard input.
     input: PathBuf,
     /// The function to run: `@fN` or its name.
     #[arg(long, value_name = "@fN|NAME")]
@@ -149,6 +171,7 @@ fn main() -> ExitCode {
         Command::Ir(IrCommand::Run(args)) => commands::ir_run::run(&args),
         Command::Ir(IrCommand::Convert(args)) => commands::ir_convert::run(&args),
         Command::Fr2e(Fr2eCommand::Dump(args)) => commands::fr2e_dump::run(&args),
+        Command::Llvm13(Llvm13Command::Dump(args)) => commands::llvm13_dump::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,4 +1,4 @@
-//! `whale ir convert <IN> -o OUT [--to wir|fr2e] [--compress-strings]`.
+//! `whale ir convert <IN> -o OUT [--to wir|fr2e|llvm13] [--compress-strings]`.
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -11,18 +11,20 @@ use crate::{input, io, ConvertArgs};
 enum Format {
     Wir,
     Fr2e,
+    Llvm13,
 }
 
-/// Loads and verifies a module of any input kind and writes it as IR text or an FR2E image.
+/// Loads and verifies a module of any input kind and writes it as IR text, an FR2E image or LLVM 1.3 bytecode.
 pub fn run(args: &ConvertArgs) -> Result<(), CliError> {
     // Everything about the output is settled before the input is read.
     let format = match (args.to.as_deref(), args.output.extension().and_then(|e| e.to_str())) {
         (Some("fr2e"), _) | (None, Some("fr2e")) => Format::Fr2e,
+        (Some("llvm13"), _) | (None, Some("bc")) => Format::Llvm13,
         (Some(_), _) | (None, Some("wir")) => Format::Wir,
         (None, _) => {
             let out = args.output.display();
             return Err(CliError::failed(format!(
-                "cannot tell the format of {out} from its extension; use --to wir|fr2e"
+                "cannot tell the format of {out} from its extension; use --to wir|fr2e|llvm13"
             )));
         }
     };
@@ -39,6 +41,10 @@ pub fn run(args: &ConvertArgs) -> Result<(), CliError> {
                 fr2e::try_write_module_with(&module, options).map_err(|e| CliError::failed(format!("FR2E: {e}")))?;
             publish_image(&image, Some(&args.output))
         }
+        Format::Llvm13 => {
+            let bytes = llvm13::write_whale(&module).map_err(|e| CliError::failed(format!("LLVM 1.3: {e}")))?;
+            publish_binary(&bytes, &args.output, "LLVM 1.3 bytecode")
+        }
     }
 }
 
@@ -51,6 +57,18 @@ pub fn publish_image(image: &[u8], output: Option<&Path>) -> Result<(), CliError
     }
     if let Some(path) = io::write_output(output, image)? {
         println!("Wrote FR2E image to {}", path.display());
+    }
+    Ok(())
+}
+
+/// Writes binary output atomically to `output` with a `Wrote WHAT to PATH` note, or to standard output unless that is a
+/// terminal.
+fn publish_binary(bytes: &[u8], output: &Path, what: &str) -> Result<(), CliError> {
+    if output.as_os_str() == "-" && std::io::stdout().is_terminal() {
+        return Err(CliError::failed(format!("refusing to write binary {what} to a terminal; use -o FILE")));
+    }
+    if let Some(path) = io::write_output(Some(output), bytes)? {
+        println!("Wrote {what} to {}", path.display());
     }
     Ok(())
 }

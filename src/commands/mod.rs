@@ -6,6 +6,7 @@ pub mod ir_lower;
 pub mod ir_print;
 pub mod ir_run;
 pub mod ir_verify;
+pub mod llvm13_dump;
 
 use crate::cli_error::CliError;
 
