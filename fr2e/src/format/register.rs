@@ -12,7 +12,7 @@ use super::limits::{INT_CONSTANT_PAYLOAD_LIMIT, LONG_CONSTANT_PAYLOAD_LIMIT, SUB
 use super::mtf::{fold_key, MtfItem};
 use super::reader::Reader;
 use super::strings::{check_index, StringTable};
-use super::vli::{deinterleave, fold, interleave, unfold, write_svli, write_uvli64};
+use super::vli::{compact, deinterleave, fold, interleave, unfold, write_svli, write_uvli64};
 
 /// A logical register (A10.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -114,9 +114,25 @@ pub enum RegisterWord {
 impl RegisterWord {
     /// Reads one register word and, for the raw forms, the SVLIs after it. String indices are checked against
     /// `strings`.
+    #[inline]
     pub fn read(r: &mut Reader<'_>, strings: &StringTable) -> Result<RegisterWord, FormatError> {
         let at = r.offset();
         let w = r.uvli64()?;
+        // The common words inline: repeats and unversioned temporaries and arguments.
+        let odd_bits = (w >> 3) & 0xAAAA_AAAA_AAAA_AAAA;
+        match w & 7 {
+            0 => return Ok(RegisterWord::Repeat(w >> 3)),
+            2 if odd_bits == 0 => {
+                return Ok(RegisterWord::Register(Register::Temporary { base: compact(w >> 3), seq: 0 }))
+            }
+            4 if odd_bits == 0 => return Ok(RegisterWord::Register(Register::Arg { base: compact(w >> 3), seq: 0 })),
+            _ => {}
+        }
+        Self::decode(w, r, strings, at)
+    }
+
+    /// Every other word of [`read`](Self::read), read at `at`; raw constants read their SVLIs from `r`.
+    fn decode(w: u64, r: &mut Reader<'_>, strings: &StringTable, at: u64) -> Result<RegisterWord, FormatError> {
         let fail = |kind| Err(FormatError::new(kind, at));
         let sequenced = |w: u64| {
             let (seq, base) = deinterleave(w >> 3);

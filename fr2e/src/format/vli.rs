@@ -233,7 +233,8 @@ const fn spread(v: u32) -> u64 {
 }
 
 /// Gathers the even bits of `v` into 32 bits.
-const fn compact(v: u64) -> u32 {
+#[inline]
+pub(crate) const fn compact(v: u64) -> u32 {
     let mut x = v & 0x5555_5555_5555_5555;
     x = (x | (x >> 1)) & 0x3333_3333_3333_3333;
     x = (x | (x >> 2)) & 0x0F0F_0F0F_0F0F_0F0F;
