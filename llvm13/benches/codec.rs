@@ -3,7 +3,7 @@
 //!
 //! Run: `cargo bench -p llvm13 --bench codec`. Groups, in Whale instructions per second:
 //!
-//! - `llvm13/write`: `llvm13::write_whale` (mapping, slot numbering, writing, and the writer's read-back check);
+//! - `llvm13/write`: `llvm13::write_whale` (mapping, slot numbering and writing);
 //! - `llvm13/read`: `llvm13::read_whale` (format reader, mapping and verification).
 //!
 //! Before measuring, the bench prints the file size, bytes per instruction, and the best of a few runs of each

@@ -6,9 +6,10 @@
 //! `\N` up-references for recursion as LLVM 1.x printed them. The text is for reading and diffing; nothing here
 //! changes the model, and a malformed model prints with `<bad ...>` markers instead of failing.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt::Write as _;
 
+use crate::format::typing::PointerIndex;
 use crate::format::{
     Constant, Endianness, FunctionBody, Instruction, Module, Opcode, Operand, PointerSize, SymbolTable, Ty, TypeDef,
     TypeSlot, Types, PRIMITIVE_NAMES,
@@ -49,6 +50,7 @@ struct Printer<'m> {
     m: &'m Module,
     types: Types<'m>,
     module_values: HashMap<TypeSlot, Vec<ModuleValue>>,
+    pointers: PointerIndex,
 }
 
 struct Scope<'a> {
@@ -84,7 +86,7 @@ fn write_escaped(out: &mut String, bytes: &[u8]) {
 impl<'m> Printer<'m> {
     fn new(m: &'m Module) -> Self {
         let types = Types::module(&m.types);
-        let mut module_values: HashMap<TypeSlot, Vec<ModuleValue>> = HashMap::new();
+        let mut module_values: HashMap<TypeSlot, Vec<ModuleValue>> = HashMap::default();
         for (i, g) in m.globals.iter().enumerate() {
             module_values.entry(types.canon(g.ty)).or_default().push(ModuleValue::Global(i));
         }
@@ -98,7 +100,7 @@ impl<'m> Printer<'m> {
             let list = module_values.entry(types.canon(plane.ty)).or_default();
             list.extend((0..plane.constants.len()).map(|c| ModuleValue::Constant(p, c)));
         }
-        Self { m, types, module_values }
+        Self { m, types, module_values, pointers: PointerIndex::new(&types) }
     }
 
     fn module(&self, out: &mut String) {
@@ -128,7 +130,7 @@ impl<'m> Printer<'m> {
             }
             out.push_str(" ]\n");
         }
-        let scope = Scope { types: self.types, body: None, values: HashMap::new() };
+        let scope = Scope { types: self.types, body: None, values: HashMap::default() };
         for t in &m.symbols.types {
             write_name(out, &t.name);
             out.push_str(" = type ");
@@ -385,7 +387,7 @@ impl<'m> Printer<'m> {
         let types = Types { module: &self.m.types, local: body.map_or(&[][..], |b| &b.types) };
         let (ret, params, varargs) = types.callee(f.ty).unwrap_or((TypeSlot::VOID, &[], false));
         let revision = self.m.revision;
-        let mut scope = Scope { types, body, values: HashMap::new() };
+        let mut scope = Scope { types, body, values: HashMap::default() };
         let mut args = Vec::new();
         for &p in params {
             let plane = types.canon(p);
@@ -427,10 +429,11 @@ impl<'m> Printer<'m> {
             list.extend((0..plane.constants.len()).map(|c| FunctionValue::Constant(p, c)));
         }
         // Number every result before printing, so forward references resolve.
+        let pointers = PointerIndex::for_function(&self.pointers, &types);
         let mut results = Vec::new();
         for block in &body.blocks {
             for inst in &block.instructions {
-                let result = result_type(&types, self, inst);
+                let result = result_type(&types, &pointers, self, inst);
                 if result != TypeSlot::VOID {
                     let list = scope.values.entry(result).or_default();
                     list.push(FunctionValue::Result);
@@ -630,7 +633,7 @@ impl<'m> Printer<'m> {
     }
 }
 
-fn result_type(types: &Types<'_>, p: &Printer<'_>, inst: &Instruction) -> TypeSlot {
+fn result_type(types: &Types<'_>, pointers: &PointerIndex, p: &Printer<'_>, inst: &Instruction) -> TypeSlot {
     let module = &p.module_values;
     let revision = p.m.revision;
     let int = |plane: TypeSlot, slot: u32| -> Option<u64> {
@@ -646,7 +649,7 @@ fn result_type(types: &Types<'_>, p: &Printer<'_>, inst: &Instruction) -> TypeSl
             _ => None,
         }
     };
-    crate::format::typing::analyze(types, inst, &int).map_or(TypeSlot::VOID, |a| a.result)
+    crate::format::typing::analyze(types, pointers, inst, &int).map_or(TypeSlot::VOID, |a| a.result)
 }
 
 fn float(out: &mut String, v: f64) {

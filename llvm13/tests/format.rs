@@ -101,7 +101,7 @@ fn empty_module_bytes() {
     // size unspecified), 3 pad bytes; type pool (id 6, size 1: `00`) + 3 pad; global info (id 5, size 4:
     // `00` no globals, `00` no functions, `00` no libraries, `00` empty triple, already aligned). Empty constant
     // pool and symbol table are omitted.
-    let bytes = write_module(&Module::default()).unwrap();
+    let bytes = write_module_checked(&Module::default()).unwrap();
     let expected = [
         b'l', b'l', b'v', b'm', 1, 0, 0, 0, 20, 0, 0, 0, 0x3c, 0xab, 0xab, 0xab, // header
         0x26, 0, 0, 0, 0x00, 0xab, 0xab, 0xab, // type pool: 6 | 1 << 5 = 0x26
@@ -126,7 +126,7 @@ fn target_flags_triple_and_libraries() {
         target_triple: b"x86".to_vec(),
         ..Module::default()
     };
-    let bytes = write_module(&m).unwrap();
+    let bytes = write_module_checked(&m).unwrap();
     assert_eq!(bytes[12], 0x33); // revision 3 << 4 | big-endian (1) | 64-bit (2)
                                  // Global info: 00 00 | 01 01 'c' | 03 'x' '8' '6' | pad: content 9 bytes + 3 pad = size 12, header
                                  // 5 | 12 << 5 = 0x185.
@@ -203,7 +203,7 @@ fn function_blocks(bytes: &[u8], index: usize) -> Vec<(BlockId, usize, Vec<u8>)>
 }
 
 fn instruction_bytes(m: &Module) -> Vec<u8> {
-    let bytes = write_module(m).unwrap();
+    let bytes = write_module_checked(m).unwrap();
     assert_eq!(&read_module(&bytes).unwrap(), m);
     function_blocks(&bytes, 0).into_iter().find(|b| b.0 == BlockId::InstructionList).unwrap().2
 }
@@ -281,7 +281,7 @@ fn format_0_phi_switch_invoke_and_padding() {
             inst(Opcode::Switch, 7, vec![V(3), B(0), V(1), B(1)]),
         ],
     ]);
-    let bytes = write_module(&m).unwrap();
+    let bytes = write_module_checked(&m).unwrap();
     let (_, at, list) = function_blocks(&bytes, 0).into_iter().find(|b| b.0 == BlockId::InstructionList).unwrap();
     // br label 1: 1 | 2 << 2 | 12 << 8 | 1 << 20.
     assert_eq!(list[..4], [0x09, 0x0c, 0x10, 0x00]);
@@ -345,7 +345,7 @@ fn varargs_calls_are_format_0_with_type_value_pairs() {
         inst(Opcode::Call, 19, vec![V(1), V(1)]),
         ret_int(1),
     ]]);
-    let bytes = write_module(&m).unwrap();
+    let bytes = write_module_checked(&m).unwrap();
     let (_, at, list) = function_blocks(&bytes, 0).into_iter().find(|b| b.0 == BlockId::InstructionList).unwrap();
     assert_eq!(list[..7], [0x70, 0x13, 0x04, 0x01, 0x01, 0x07, 0x02]);
     let next = (at + 7).next_multiple_of(4) - at;
@@ -423,7 +423,7 @@ fn constants_of_every_kind() {
         },
         ..Module::default()
     };
-    let bytes = write_module(&m).unwrap();
+    let bytes = write_module_checked(&m).unwrap();
     let pool = blocks(&bytes, 16, bytes.len()).into_iter().find(|b| b.0 == BlockId::ConstantPool).unwrap().2;
     #[rustfmt::skip]
     let expected = [
@@ -454,7 +454,7 @@ fn constants_of_every_kind() {
 fn constant_reader_rejects_out_of_range_values() {
     let mut m = Module::default();
     m.constants.planes.push(ConstantPlane { ty: TypeSlot::UBYTE, constants: vec![Constant::Unsigned(255)] });
-    let mut bytes = write_module(&m).unwrap();
+    let mut bytes = write_module_checked(&m).unwrap();
     // The pool is `01 02 00 ff 01`; make the value 256 (`80 02`) and then a bool of 2.
     let at = bytes.windows(5).position(|w| w == [0x01, 0x02, 0x00, 0xff, 0x01]).unwrap();
     bytes[at + 3] = 0x80;
@@ -486,7 +486,7 @@ fn compaction_table_for_a_high_global_slot() {
         ..FunctionBody::default()
     };
     m.functions.push(Function { ty: TypeSlot(15), linkage: Linkage::External, body: Some(body) });
-    let bytes = write_module(&m).unwrap();
+    let bytes = write_module_checked(&m).unwrap();
     let sub = function_blocks(&bytes, 0);
     assert_eq!(sub[0].0, BlockId::CompactionTable);
     assert_eq!(sub[0].2, [0x00, 0x35, 0x42]);
@@ -497,7 +497,7 @@ fn compaction_table_for_a_high_global_slot() {
     // the plane, so no table is written and the operand is the global slot itself.
     let f = m.functions[0].body.as_mut().unwrap();
     f.blocks[0].instructions[0] = inst(Opcode::Load, 13, vec![V(11)]);
-    let bytes = write_module(&m).unwrap();
+    let bytes = write_module_checked(&m).unwrap();
     let sub = function_blocks(&bytes, 0);
     assert_eq!(sub.len(), 1);
     assert_eq!(sub[0].2[..4], [0x5d, 0x0d, 0xb0, 0x00]);
@@ -536,7 +536,7 @@ fn symbol_tables() {
         types: vec![TypeName { ty: TypeSlot(14), name: b"pair".to_vec() }],
         planes: vec![SymbolPlane { ty: TypeSlot(15), entries: vec![Symbol { slot: 1, name: b"f".to_vec() }] }],
     };
-    let bytes = write_module(&m).unwrap();
+    let bytes = write_module_checked(&m).unwrap();
     // Module table: 1 type name (14, "pair"); plane: count 1, type 15, (slot 1, "f").
     let top = blocks(&bytes, 16, bytes.len());
     let (id, _, table) = top.last().unwrap();
@@ -600,10 +600,10 @@ fn ret_zero_module(revision: u32) -> Module {
 fn revision_2_file() {
     let m = read_module(&REVISION_2).unwrap();
     assert_eq!(m, ret_zero_module(2));
-    assert!(matches!(write_module(&m), Err(WriteError::Revision { revision: 2 })));
+    assert!(matches!(write_module_checked(&m), Err(WriteError::Revision { revision: 2 })));
     // As revision 3 the same model writes with short headers and a triple field.
     let m3 = Module { revision: 3, ..m };
-    assert_eq!(read_module(&write_module(&m3).unwrap()).unwrap(), m3);
+    assert_eq!(read_module(&write_module_checked(&m3).unwrap()).unwrap(), m3);
 }
 
 #[test]
@@ -661,7 +661,7 @@ fn revision_0_file() {
 
 #[test]
 fn strict_reader_errors_carry_offsets() {
-    let good = write_module(&ret_zero_module(3)).unwrap();
+    let good = write_module_checked(&ret_zero_module(3)).unwrap();
     assert!(read_module(&good).is_ok());
     // Revision 4 is refused at the version word (offset 12).
     let mut bad = good.clone();

@@ -12,7 +12,7 @@ fn round_trip(module: &ir::Module) {
     let back = llvm13::read_whale(&bytes).unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert_eq!(ir::print_module(&back), text);
     let model = llvm13::read_module(&bytes).unwrap();
-    assert_eq!(llvm13::write_module(&model).unwrap(), bytes);
+    assert_eq!(llvm13::format::write_module_checked(&model).unwrap(), bytes);
     assert_eq!(llvm13::write_whale(&back).unwrap(), bytes);
 }
 

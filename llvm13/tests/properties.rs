@@ -249,17 +249,17 @@ proptest! {
     #[test]
     fn random_models_round_trip(r in recipe()) {
         let m = build(&r);
-        let bytes = write_module(&m).unwrap();
+        let bytes = write_module_checked(&m).unwrap();
         let back = read_module(&bytes).unwrap();
         prop_assert_eq!(&back, &m);
-        prop_assert_eq!(write_module(&back).unwrap(), bytes.clone());
+        prop_assert_eq!(write_module_checked(&back).unwrap(), bytes.clone());
         let _ = llvm13::disasm(&back);
         prop_assert!(llvm13::dump(&bytes).is_ok());
     }
 
     #[test]
     fn mutated_bytes_never_panic(r in recipe(), edits in prop::collection::vec((any::<usize>(), any::<u8>()), 1..6), cut in any::<usize>()) {
-        let mut bytes = write_module(&build(&r)).unwrap();
+        let mut bytes = write_module_checked(&build(&r)).unwrap();
         for (at, v) in edits {
             let i = at % bytes.len();
             bytes[i] = v;
@@ -267,7 +267,7 @@ proptest! {
         for input in [&bytes[..], &bytes[..cut % (bytes.len() + 1)]] {
             if let Ok(m) = read_module(input) {
                 let _ = llvm13::disasm(&m);
-                let _ = write_module(&m);
+                let _ = write_module_checked(&m);
             }
             let _ = llvm13::dump(input);
         }

@@ -10,7 +10,7 @@
 //! a plane survives. Entries, types and planes are ordered by first use: argument types, then per instruction its
 //! result type, its type field and its operands, then the function symbol table.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::error::{ReadError, ReadErrorKind};
 use super::planes::Planes;
@@ -229,8 +229,8 @@ pub(crate) fn decide(uses: &[Use], types: &Types<'_>, module: &Planes, function:
         .any(|(i, d)| matches!(d, super::types::TypeDef::Pointer(_)) && TypeSlot::from_pool_index(i).0 >= 64);
     let mut c = Compaction::default();
     let mut order: Vec<TypeSlot> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    let mut refs: HashMap<TypeSlot, (Vec<u32>, std::collections::HashSet<u32>)> = HashMap::new();
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut refs: HashMap<TypeSlot, (Vec<u32>, rustc_hash::FxHashSet<u32>)> = HashMap::default();
     for u in uses {
         let plane = match *u {
             Use::Type(t) => {

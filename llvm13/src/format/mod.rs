@@ -17,8 +17,8 @@
 //!
 //! Every read error is a [`ReadError`]: a kind plus the absolute file offset. No input makes the reader panic,
 //! recurse over input-defined depth, or allocate for a count that the remaining bytes cannot back; the limits are
-//! in [`limits`]. `read_module(&write_module(m)?) == m` for every model that writes (the writer checks it), and
-//! `write_module(&read_module(b)?) == b` for bytes the writer produced.
+//! in [`limits`]. `read_module(&write_module(m)?) == m` for every consistent model ([`write_module_checked`] checks
+//! it), and `write_module(&read_module(b)?) == b` for bytes the writer produced.
 
 pub mod block;
 pub mod compaction;
@@ -47,4 +47,4 @@ pub use primitives::{pad, write_string, write_svbr, write_vbr, Reader, PAD_BYTE}
 pub use read::{read_module, read_module_with_limits};
 pub use symtab::{Symbol, SymbolPlane, SymbolTable, TypeName};
 pub use types::{Ty, TypeDef, TypeSlot, Types, PRIMITIVE_NAMES};
-pub use write::{write_module, write_module_unchecked};
+pub use write::{write_module, write_module_checked};

@@ -5,7 +5,7 @@
 //! plane). Slot 0 is the implicit null except in void and label planes (and, in revision 0, primitive planes, whose
 //! zeros are written explicitly and counted here like any constant).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::constant::Constant;
 use super::module::Module;

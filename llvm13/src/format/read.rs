@@ -22,7 +22,7 @@ use super::planes::{constant_refs, is_index_plane, push_constant, Planes};
 use super::primitives::Reader;
 use super::symtab::{Symbol, SymbolPlane, SymbolTable, TypeName};
 use super::types::{read_type_def, SlotOrTypePlane, Ty, TypeDef, TypeNumbering, TypeSlot, Types};
-use super::typing::{analyze, gep_step, GepStep};
+use super::typing::{analyze_into, gep_step, Analysis, GepStep, PointerIndex};
 
 /// Reads a module with the default [`Limits`].
 ///
@@ -81,6 +81,7 @@ pub fn read_module_with_limits(bytes: &[u8], limits: &Limits) -> Result<Module, 
         seen: Vec::new(),
         functions_read: 0,
         pending: Vec::new(),
+        pointers: std::cell::OnceCell::new(),
     };
     mr.read_blocks(&mut body)?;
     mr.finish(body.offset())
@@ -97,6 +98,8 @@ struct ModuleReader<'l> {
     functions_read: usize,
     /// Module-level references checked at the end: (plane, slot, offset).
     pending: Vec<(TypeSlot, u32, u64)>,
+    /// Pointer types of the module pool, built when the first function needs them.
+    pointers: std::cell::OnceCell<PointerIndex>,
 }
 
 fn order_error(h: &BlockHeader, rule: &'static str) -> ReadError {
@@ -464,6 +467,10 @@ struct FunctionReader<'a, 'l> {
     pending_blocks: Vec<(u32, u64)>,
     body: FunctionBody,
     current: Vec<Instruction>,
+    /// Pointer types including the function's own, when it has some.
+    local_pointers: std::cell::OnceCell<PointerIndex>,
+    /// The analysis buffer reused for every instruction.
+    analysis: Analysis,
 }
 
 impl<'a, 'l> FunctionReader<'a, 'l> {
@@ -479,6 +486,8 @@ impl<'a, 'l> FunctionReader<'a, 'l> {
             pending_blocks: Vec::new(),
             body: FunctionBody::default(),
             current: Vec::new(),
+            local_pointers: std::cell::OnceCell::new(),
+            analysis: Analysis::default(),
         }
     }
 
@@ -825,11 +834,18 @@ impl<'a, 'l> FunctionReader<'a, 'l> {
             _ => ops.iter().map(|&o| Operand::Value(o)).collect(),
         };
         let mut inst = Instruction { opcode, ty, operands };
-        let analysis = {
+        let mut analysis = std::mem::take(&mut self.analysis);
+        {
             let int = |p: TypeSlot, s: u32| self.int(p, s);
-            analyze(&self.types(), &inst, &int)
-                .map_err(|reason| ReadError::new(ReadErrorKind::InvalidOperands { opcode: name, reason }, at))?
-        };
+            let types = self.types();
+            let pointers = if self.local_types.is_empty() {
+                self.mr.pointers.get_or_init(|| PointerIndex::new(&Types::module(&self.mr.m.types)))
+            } else {
+                self.local_pointers.get_or_init(|| PointerIndex::new(&types))
+            };
+            analyze_into(&types, pointers, &inst, &int, &mut analysis)
+                .map_err(|reason| ReadError::new(ReadErrorKind::InvalidOperands { opcode: name, reason }, at))?;
+        }
         for (i, op) in inst.operands.iter_mut().enumerate() {
             match op {
                 Operand::Value(slot) => {
@@ -848,6 +864,7 @@ impl<'a, 'l> FunctionReader<'a, 'l> {
         if analysis.result != TypeSlot::VOID {
             self.planes.push(analysis.result);
         }
+        self.analysis = analysis;
         Ok(inst)
     }
 }

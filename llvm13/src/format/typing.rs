@@ -2,6 +2,10 @@
 //! operand and the result type. Shared by the reader (to number results and check references) and the writer (to
 //! map slots through compaction tables and encode getelementptr indices).
 
+use std::borrow::Cow;
+
+use rustc_hash::FxHashMap;
+
 use super::instruction::{IndexKind, Instruction, Operand};
 use super::opcode::Opcode;
 use super::types::{Ty, TypeDef, TypeSlot, Types};
@@ -25,28 +29,88 @@ pub(crate) fn gep_step<'a>(types: &Types<'a>, current: TypeSlot) -> Option<GepSt
     }
 }
 
+/// The first pointer type to each pointee plane, module types then local ones: what [`Types::pointer_to`] finds,
+/// by one lookup instead of a scan of the type pool (a getelementptr result needs it).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PointerIndex {
+    first: FxHashMap<TypeSlot, TypeSlot>,
+}
+
+impl PointerIndex {
+    /// Indexes every pointer type of `types`.
+    pub(crate) fn new(types: &Types<'_>) -> Self {
+        let mut first = FxHashMap::default();
+        for (i, d) in types.module.iter().chain(types.local).enumerate() {
+            if let TypeDef::Pointer(p) = d {
+                first.entry(types.canon(*p)).or_insert(TypeSlot::from_pool_index(i));
+            }
+        }
+        Self { first }
+    }
+
+    /// The index for a function's `types`: `module` (built from the module types alone) when the function has no
+    /// types of its own, else a new one.
+    pub(crate) fn for_function<'a>(module: &'a PointerIndex, types: &Types<'_>) -> Cow<'a, PointerIndex> {
+        if types.local.is_empty() {
+            Cow::Borrowed(module)
+        } else {
+            Cow::Owned(PointerIndex::new(types))
+        }
+    }
+
+    /// The first pointer type whose pointee is `pointee` (compared by plane).
+    pub(crate) fn pointer_to(&self, types: &Types<'_>, pointee: TypeSlot) -> Option<TypeSlot> {
+        self.first.get(&types.canon(pointee)).copied()
+    }
+}
+
 /// The planes of an instruction's operands and its result type.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Analysis {
     /// Per operand: the plane of its value (for values, indices and varargs pairs).
     pub planes: Vec<Option<TypeSlot>>,
-    /// Per operand: true for a getelementptr index that selects a struct field.
-    pub struct_index: Vec<bool>,
+    /// Per operand of a getelementptr: true for an index that selects a struct field (empty for other opcodes).
+    struct_index: Vec<bool>,
     /// The result type (`void` when there is none).
     pub result: TypeSlot,
 }
 
-/// Analyses `inst` against `types`; `int` yields the plain integer at (plane, slot) for struct indices.
+impl Analysis {
+    /// True when operand `i` is a getelementptr index that selects a struct field.
+    pub fn is_struct_index(&self, i: usize) -> bool {
+        self.struct_index.get(i).copied().unwrap_or(false)
+    }
+}
+
+/// Analyses `inst` against `types` (whose pointer types `pointers` indexes); `int` yields the plain integer at
+/// (plane, slot) for struct indices.
 pub(crate) fn analyze(
     types: &Types<'_>,
+    pointers: &PointerIndex,
     inst: &Instruction,
     int: &dyn Fn(TypeSlot, u32) -> Option<u64>,
 ) -> Result<Analysis, &'static str> {
+    let mut a = Analysis::default();
+    analyze_into(types, pointers, inst, int, &mut a)?;
+    Ok(a)
+}
+
+/// [`analyze`] into `out`, reusing its buffers.
+pub(crate) fn analyze_into(
+    types: &Types<'_>,
+    pointers: &PointerIndex,
+    inst: &Instruction,
+    int: &dyn Fn(TypeSlot, u32) -> Option<u64>,
+    out: &mut Analysis,
+) -> Result<(), &'static str> {
     let t = inst.ty;
     let ops = &inst.operands;
     let n = ops.len();
-    let mut planes = vec![None; n];
-    let mut struct_index = vec![false; n];
+    let planes = &mut out.planes;
+    planes.clear();
+    planes.resize(n, None);
+    let struct_index = &mut out.struct_index;
+    struct_index.clear();
     let value = |i: usize| matches!(ops.get(i), Some(Operand::Value(_)));
     let block = |i: usize| matches!(ops.get(i), Some(Operand::Block(_)));
     let all_values = |range: std::ops::Range<usize>| range.clone().all(value);
@@ -174,6 +238,7 @@ pub(crate) fn analyze(
                         if !matches!(kind, IndexKind::Uint | IndexKind::Ubyte) {
                             return Err("a struct index must be uint (ubyte in revisions 0 and 1)");
                         }
+                        struct_index.resize(n, false);
                         struct_index[i] = true;
                         let field = int(kind.plane(), slot).ok_or("a struct index is not a constant")?;
                         *usize::try_from(field).ok().and_then(|f| fields.get(f)).ok_or("struct index out of range")?
@@ -184,7 +249,7 @@ pub(crate) fn analyze(
                 types.pointee(t).ok_or("the type field is not a pointer")?;
                 t
             } else {
-                types.pointer_to(current).ok_or("no pointer type to the indexed type exists")?
+                pointers.pointer_to(types, current).ok_or("no pointer type to the indexed type exists")?
             }
         }
         Opcode::Phi => {
@@ -225,6 +290,9 @@ pub(crate) fn analyze(
         }
         _ => return Err("not an instruction opcode"),
     };
-    let planes = planes.into_iter().map(|p| p.map(|p| types.canon(p))).collect();
-    Ok(Analysis { planes, struct_index, result: types.canon(result) })
+    for p in planes.iter_mut().flatten() {
+        *p = types.canon(*p);
+    }
+    out.result = types.canon(result);
+    Ok(())
 }

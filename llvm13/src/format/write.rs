@@ -4,8 +4,8 @@
 //! The model fixes every order (types, values, constants, symbols), so the writer only chooses encodings: short
 //! headers inside the long module header, 0xAB padding after the version word, every block, every format 0
 //! instruction and the target triple; empty module and function constant pools, compaction tables and symbol tables
-//! omitted; the instruction format of §10.2; a compaction table when the 1.3 thresholds say it pays. The result is
-//! read back before it is returned, so every model that writes reads back equal to itself.
+//! omitted; the instruction format of §10.2; a compaction table when the 1.3 thresholds say it pays.
+//! [`write_module_checked`] also reads the result back, so every model it accepts reads back equal to itself.
 
 use super::block::{begin_block, end_block, end_block_or_omit, BlockId};
 use super::compaction::{decide, Compaction, Use};
@@ -19,9 +19,12 @@ use super::primitives::{pad, write_string, write_vbr};
 use super::read::read_module;
 use super::symtab::SymbolTable;
 use super::types::{write_type_def, TypeSlot, Types};
-use super::typing::{analyze, Analysis};
+use super::typing::{analyze_into, Analysis, PointerIndex};
 
-/// Writes `m` as revision 3 bytecode.
+/// Writes `m` as revision 3 bytecode, in time linear in the model.
+///
+/// The writer checks what it needs to encode (revision, type slots, terminators, operand shapes, compaction) but does
+/// not read its output back; [`write_module_checked`] does, for callers that build models by hand.
 ///
 /// ```
 /// let bytes = llvm13::format::write_module(&llvm13::format::Module::default()).unwrap();
@@ -29,22 +32,12 @@ use super::typing::{analyze, Analysis};
 /// assert_eq!(bytes[12], 0x3c); // revision 3, endianness and pointer size unspecified
 /// ```
 pub fn write_module(m: &Module) -> Result<Vec<u8>, WriteError> {
-    let bytes = write_module_unchecked(m)?;
-    match read_module(&bytes) {
-        Ok(back) if back == *m => Ok(bytes),
-        Ok(_) => Err(WriteError::invalid("module", "the written bytes do not read back as the same model")),
-        Err(e) => Err(WriteError::Invalid { what: format!("written module ({e})"), reason: "does not read back" }),
-    }
-}
-
-/// Writes `m` without reading the result back: faster, but a model with inconsistent slots may then write bytes
-/// that read differently or not at all.
-pub fn write_module_unchecked(m: &Module) -> Result<Vec<u8>, WriteError> {
     if m.revision != REVISION {
         return Err(WriteError::Revision { revision: m.revision });
     }
     let types = Types::module(&m.types);
     let planes = module_planes(m);
+    let pointers = PointerIndex::new(&types);
     let mut out = b"llvm".to_vec();
     out.extend_from_slice(&1u32.to_le_bytes());
     out.extend_from_slice(&[0; 4]);
@@ -122,7 +115,7 @@ pub fn write_module_unchecked(m: &Module) -> Result<Vec<u8>, WriteError> {
         let at = begin_block(&mut out);
         write_vbr(&mut out, u64::from(f.linkage.number()));
         if let Some(body) = &f.body {
-            FunctionWriter { m, planes: &planes, index: i }.write(&mut out, f, body)?;
+            FunctionWriter { m, planes: &planes, pointers: &pointers, index: i }.write(&mut out, f, body)?;
         }
         end_block(&mut out, at, BlockId::Function)?;
     }
@@ -137,6 +130,18 @@ pub fn write_module_unchecked(m: &Module) -> Result<Vec<u8>, WriteError> {
     let size = u32::try_from(size).map_err(|_| WriteError::BlockTooLarge { block: "module", size })?;
     out[8..12].copy_from_slice(&size.to_le_bytes());
     Ok(out)
+}
+
+/// Writes `m` like [`write_module`], then reads the bytes back and fails unless they give `m` again, so that
+/// `read(write(m)) == m` holds for every model this accepts (a model with inconsistent slots may otherwise write
+/// bytes that read differently or not at all).
+pub fn write_module_checked(m: &Module) -> Result<Vec<u8>, WriteError> {
+    let bytes = write_module(m)?;
+    match read_module(&bytes) {
+        Ok(back) if back == *m => Ok(bytes),
+        Ok(_) => Err(WriteError::invalid("module", "the written bytes do not read back as the same model")),
+        Err(e) => Err(WriteError::Invalid { what: format!("written module ({e})"), reason: "does not read back" }),
+    }
 }
 
 fn write_symbols(
@@ -167,6 +172,7 @@ fn write_symbols(
 struct FunctionWriter<'a> {
     m: &'a Module,
     planes: &'a Planes,
+    pointers: &'a PointerIndex,
     index: usize,
 }
 
@@ -177,6 +183,7 @@ impl FunctionWriter<'_> {
         let types = Types { module: &m.types, local: &body.types };
         let revision = m.revision;
         let base = |p: TypeSlot| u32::from(types.has_null(p, revision));
+        let pointers = PointerIndex::for_function(self.pointers, &types);
         let (_, params, _) =
             types.callee(f.ty).ok_or_else(|| WriteError::invalid(fname(), "type is not a pointer to a function"))?;
 
@@ -199,7 +206,8 @@ impl FunctionWriter<'_> {
                 fplanes.push(canon);
             }
         }
-        let mut analyses: Vec<Analysis> = Vec::new();
+        // One analysis buffer for every instruction; the second pass below analyses again rather than keeping them.
+        let mut a = Analysis::default();
         for (b, block) in body.blocks.iter().enumerate() {
             let n = block.instructions.len();
             for (i, inst) in block.instructions.iter().enumerate() {
@@ -208,7 +216,8 @@ impl FunctionWriter<'_> {
                     return Err(WriteError::invalid(what(), "a block must end with its only terminator"));
                 }
                 let int = |p: TypeSlot, s: u32| self.planes.int(p, s).or_else(|| fplanes.int(p, s));
-                let a = analyze(&types, inst, &int).map_err(|reason| WriteError::invalid(what(), reason))?;
+                analyze_into(&types, &pointers, inst, &int, &mut a)
+                    .map_err(|reason| WriteError::invalid(what(), reason))?;
                 if a.result != TypeSlot::VOID {
                     uses.push(Use::Type(a.result));
                     uses.push(Use::Defines(a.result));
@@ -230,7 +239,6 @@ impl FunctionWriter<'_> {
                 if a.result != TypeSlot::VOID {
                     fplanes.push(a.result);
                 }
-                analyses.push(a);
             }
         }
         for t in &body.symbols.types {
@@ -286,8 +294,11 @@ impl FunctionWriter<'_> {
 
         let at = begin_block(out);
         let mut raw = Vec::new();
-        for (inst, a) in body.blocks.iter().flat_map(|b| &b.instructions).zip(&analyses) {
+        let int = |p: TypeSlot, s: u32| self.planes.int(p, s).or_else(|| fplanes.int(p, s));
+        for inst in body.blocks.iter().flat_map(|b| &b.instructions) {
             let what = || format!("{} `{}`", fname(), inst.opcode.mnemonic());
+            analyze_into(&types, &pointers, inst, &int, &mut a)
+                .map_err(|reason| WriteError::invalid(what(), reason))?;
             let lost = || WriteError::invalid(what(), "operand missing from compaction");
             raw.clear();
             let mut varargs_call = false;
@@ -299,7 +310,7 @@ impl FunctionWriter<'_> {
                     Operand::Type(t) => raw.push(ty_local(t)?),
                     Operand::Index { kind, slot } => {
                         let local = value_local(plane, slot).ok_or_else(lost)?;
-                        match (a.struct_index[i], kind.low_bits()) {
+                        match (a.is_struct_index(i), kind.low_bits()) {
                             (true, _) => raw.push(local),
                             (false, Some(k)) => {
                                 let shifted = local

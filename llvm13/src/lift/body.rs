@@ -7,7 +7,7 @@
 //! order. Constants used directly as operands (files from other writers) become `const` instructions at the start of
 //! the entry block, which dominates every use.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use ir::{
     BlockId, ConstValue, FCmpPred, FunctionId, ICmpPred, InstData, Opcode as W, PackedOption, StrId, Type, TypeId,
@@ -15,7 +15,7 @@ use ir::{
 };
 
 use super::{const_value, zero, Lift, ModuleValue};
-use crate::format::typing::{analyze, Analysis};
+use crate::format::typing::{analyze_into, Analysis, PointerIndex};
 use crate::format::{Constant, Function, FunctionBody, Instruction, Opcode, Operand, TypeSlot, Types};
 use crate::map_error::MapError;
 
@@ -27,6 +27,41 @@ enum Ref<'a> {
     Arg(usize),
     LocalConst(&'a Constant),
     Inst(usize),
+}
+
+/// Every instruction's analysis, flattened: operand planes and struct-index flags in one list each.
+#[derive(Default)]
+struct Analyses {
+    /// Per instruction: its first operand in `planes` and its result type.
+    insts: Vec<(u32, TypeSlot)>,
+    planes: Vec<Option<TypeSlot>>,
+    struct_index: Vec<bool>,
+}
+
+impl Analyses {
+    fn push(&mut self, a: &Analysis) {
+        self.insts.push((self.planes.len() as u32, a.result));
+        self.struct_index.extend((0..a.planes.len()).map(|i| a.is_struct_index(i)));
+        self.planes.extend_from_slice(&a.planes);
+    }
+
+    fn result(&self, k: usize) -> TypeSlot {
+        self.insts.get(k).map_or(TypeSlot::VOID, |&(_, r)| r)
+    }
+
+    fn operand_index(&self, k: usize, i: usize) -> Option<usize> {
+        let start = self.insts.get(k)?.0 as usize;
+        let end = self.insts.get(k + 1).map_or(self.planes.len(), |&(s, _)| s as usize);
+        (start + i < end).then_some(start + i)
+    }
+
+    fn plane(&self, k: usize, i: usize) -> Option<TypeSlot> {
+        self.planes.get(self.operand_index(k, i)?).copied().flatten()
+    }
+
+    fn is_struct_index(&self, k: usize, i: usize) -> bool {
+        self.operand_index(k, i).and_then(|j| self.struct_index.get(j)).copied().unwrap_or(false)
+    }
 }
 
 /// What the folding pass decided for an instruction.
@@ -57,7 +92,7 @@ struct Body<'l, 'a> {
     lift: &'l mut Lift<'a>,
     types: Types<'a>,
     insts: Vec<(usize, &'a Instruction)>,
-    analyses: Vec<Analysis>,
+    analyses: Analyses,
     /// Local values per canonical plane (after the module values).
     locals: HashMap<TypeSlot, Vec<Ref<'a>>>,
     roles: Vec<Role>,
@@ -67,7 +102,20 @@ struct Body<'l, 'a> {
     materialised: Vec<(Materialised, ValueId, TypeId)>,
     block_base: u32,
     function_name: &'l str,
-    location: String,
+    /// The location before any instruction (`function N (`name`)`).
+    function_location: String,
+    /// The instruction being mapped, for error locations.
+    at: Option<usize>,
+}
+
+/// The location of instruction `k` of `insts`, formatted only when an error needs it.
+fn inst_location(function: &str, insts: &[(usize, &Instruction)], k: usize) -> String {
+    match insts.get(k) {
+        Some((bi, inst)) => {
+            format!("function `{function}`, block {bi}, instruction {k} (`{}`)", inst.opcode.mnemonic())
+        }
+        None => format!("function `{function}`"),
+    }
 }
 
 pub(super) fn lift_body<'a>(
@@ -88,8 +136,8 @@ pub(super) fn lift_body<'a>(
         lift,
         types,
         insts: Vec::new(),
-        analyses: Vec::new(),
-        locals: HashMap::new(),
+        analyses: Analyses::default(),
+        locals: HashMap::default(),
         roles: Vec::new(),
         values: Vec::new(),
         extra: Vec::new(),
@@ -97,7 +145,8 @@ pub(super) fn lift_body<'a>(
         materialised: Vec::new(),
         block_base: 0,
         function_name: name,
-        location,
+        function_location: location,
+        at: None,
     };
     for (bi, block) in body.blocks.iter().enumerate() {
         b.insts.extend(block.instructions.iter().map(|i| (bi, i)));
@@ -109,24 +158,27 @@ pub(super) fn lift_body<'a>(
     for plane in &body.constants {
         b.locals.entry(types.canon(plane.ty)).or_default().extend(plane.constants.iter().map(Ref::LocalConst));
     }
+    let module_pointers = std::rc::Rc::clone(&b.lift.pointers);
+    let pointers = PointerIndex::for_function(&module_pointers, &types);
+    let mut analysis = Analysis::default();
     for k in 0..b.insts.len() {
         b.set_location(k);
         let inst = b.insts[k].1;
-        let analysis = {
+        let analysed = {
             let this = &b;
-            analyze(&types, inst, &|plane, slot| match this.resolve(plane, slot) {
+            let int = |plane, slot| match this.resolve(plane, slot) {
                 Some(Ref::Module(ModuleValue::Const(Constant::Unsigned(v))))
                 | Some(Ref::LocalConst(Constant::Unsigned(v))) => Some(*v),
                 Some(Ref::Null) => Some(0),
                 _ => None,
-            })
+            };
+            analyze_into(&types, &pointers, inst, &int, &mut analysis)
         };
-        let analysis = analysis
-            .map_err(|reason| MapError::no_whale(format!("a malformed instruction ({reason})"), b.location.clone()))?;
+        analysed.map_err(|reason| MapError::no_whale(format!("a malformed instruction ({reason})"), b.location()))?;
         if analysis.result != TypeSlot::VOID {
             b.locals.entry(analysis.result).or_default().push(Ref::Inst(k));
         }
-        b.analyses.push(analysis);
+        b.analyses.push(&analysis);
     }
     b.fold()?;
 
@@ -134,7 +186,7 @@ pub(super) fn lift_body<'a>(
     let fail = |what: String, location: &str| MapError::no_whale(what, location.to_string());
     let mut param_list = Vec::new();
     for (i, &p) in params.iter().enumerate() {
-        let location = format!("{}, parameter {i}", b.location);
+        let location = format!("{}, parameter {i}", b.function_location);
         let ty = b.lift.ty(&types, p, &|| location.clone())?;
         let v = b.new_value();
         b.params.push(v);
@@ -148,7 +200,7 @@ pub(super) fn lift_body<'a>(
         if b.needs_amount_cast(k) {
             b.extra[k] = Some(b.new_value());
         }
-        if b.roles[k] != Role::Skip && b.analyses[k].result != TypeSlot::VOID {
+        if b.roles[k] != Role::Skip && b.analyses.result(k) != TypeSlot::VOID {
             b.values[k] = Some(b.new_value());
         }
     }
@@ -163,7 +215,7 @@ pub(super) fn lift_body<'a>(
         b.set_location(k);
         let (bi, inst) = b.insts[k];
         let data = b.inst(k, inst)?;
-        let result = match (b.values[k], b.analyses[k].result) {
+        let result = match (b.values[k], b.analyses.result(k)) {
             (Some(v), t) => Some((v, b.ty(t)?)),
             _ => None,
         };
@@ -177,7 +229,7 @@ pub(super) fn lift_body<'a>(
     let ret_ty = b.ty(ret)?;
     let entry = BlockId::from_u32(b.block_base);
     let fname = b.lift.asm.intern(name);
-    let location = b.location.clone();
+    let location = b.location();
     b.lift.asm.begin_function(id, fname, ret_ty, entry, &param_list).map_err(|e| fail(e.to_string(), &location))?;
     for (bi, list) in blocks.into_iter().enumerate() {
         let label = body.symbols.name_of(TypeSlot::LABEL, bi as u32).map(|n| String::from_utf8_lossy(n).into_owned());
@@ -217,13 +269,18 @@ type Emitted = (Option<InstData>, Option<Pushed>);
 
 impl<'a> Body<'_, 'a> {
     fn set_location(&mut self, k: usize) {
-        let (bi, inst) = self.insts[k];
-        self.location =
-            format!("function `{}`, block {bi}, instruction {k} (`{}`)", self.function_name, inst.opcode.mnemonic());
+        self.at = Some(k);
+    }
+
+    fn location(&self) -> String {
+        match self.at {
+            Some(k) => inst_location(self.function_name, &self.insts, k),
+            None => self.function_location.clone(),
+        }
     }
 
     fn fail<T>(&self, construct: impl Into<String>) -> Result<T, MapError> {
-        Err(MapError::no_whale(construct, self.location.clone()))
+        Err(MapError::no_whale(construct, self.location()))
     }
 
     fn new_value(&mut self) -> ValueId {
@@ -233,8 +290,11 @@ impl<'a> Body<'_, 'a> {
     }
 
     fn ty(&mut self, slot: TypeSlot) -> Result<TypeId, MapError> {
-        let location = self.location.clone();
         let types = self.types;
+        if let Some(&t) = self.lift.type_cache.get(&slot) {
+            return Ok(t);
+        }
+        let location = self.location();
         self.lift.ty(&types, slot, &|| location.clone())
     }
 
@@ -260,7 +320,7 @@ impl<'a> Body<'_, 'a> {
 
     /// The (plane, slot) of operand `i` of instruction `k`.
     fn operand(&self, k: usize, i: usize) -> Option<(TypeSlot, u32)> {
-        let plane = self.analyses[k].planes.get(i).copied().flatten()?;
+        let plane = self.analyses.plane(k, i)?;
         match self.insts[k].1.operands.get(i)? {
             Operand::Value(slot) | Operand::Index { slot, .. } | Operand::VarArg { slot, .. } => Some((plane, *slot)),
             _ => None,
@@ -326,10 +386,10 @@ impl<'a> Body<'_, 'a> {
             }
             let (Some(next), true) = (next, feeds_next) else { continue };
             let s = self.types.canon(inst.ty);
-            let result = self.analyses[k].result;
+            let result = self.analyses.result(k);
             match (inst.opcode, next.opcode) {
                 (Opcode::Cast, Opcode::Cast) if int(s) && int(result) && s.0 / 2 == result.0 / 2 && s != result => {
-                    let d = self.analyses[k + 1].result;
+                    let d = self.analyses.result(k + 1);
                     if int(d) && d.0 / 2 > result.0 / 2 {
                         self.roles[k] = Role::Skip;
                         self.roles[k + 1] = Role::Extend(if signed(s) { W::Zext } else { W::Sext });
@@ -621,7 +681,7 @@ impl<'a> Body<'_, 'a> {
                 let base = self.value(k, 0)?;
                 let mut indices = Vec::new();
                 for i in 1..n {
-                    let v = if self.analyses[k].struct_index.get(i).copied().unwrap_or(false) {
+                    let v = if self.analyses.is_struct_index(k, i) {
                         let field = match self.operand_ref(k, i) {
                             Some(Ref::Null) => 0,
                             Some(
@@ -647,7 +707,7 @@ impl<'a> Body<'_, 'a> {
                 InstData::Phi { inputs: self.list(&pairs) }
             }
             Opcode::Cast => {
-                let d = self.analyses[k].result;
+                let d = self.analyses.result(k);
                 if let Role::Extend(op) = self.roles[k] {
                     let prev = self.insts[k - 1].1;
                     let Some(&Operand::Value(slot)) = prev.operands.first() else {

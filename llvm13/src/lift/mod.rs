@@ -8,7 +8,7 @@
 
 mod body;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use ir::{
     CallingConvention, ConstBinOp, ConstCmpOp, ConstExpr, ConstExprKind, ConstValue, DataLayout, Endian, FloatBits,
@@ -55,7 +55,7 @@ pub(crate) struct Lift<'a> {
     pub(crate) asm: ModuleAssembler,
     /// Module values per canonical plane, without the null.
     pub(crate) planes: HashMap<TypeSlot, Vec<ModuleValue<'a>>>,
-    type_cache: HashMap<TypeSlot, TypeId>,
+    pub(crate) type_cache: HashMap<TypeSlot, TypeId>,
     pub(crate) trap_function: Option<usize>,
     /// Whale function of each LLVM function (`None` for the trap function).
     pub(crate) functions: Vec<Option<FunctionId>>,
@@ -63,6 +63,8 @@ pub(crate) struct Lift<'a> {
     pub(crate) reasons: HashMap<usize, String>,
     pub(crate) next_value: u32,
     pub(crate) next_block: u32,
+    /// Pointer types of the module pool.
+    pub(crate) pointers: std::rc::Rc<format::typing::PointerIndex>,
 }
 
 impl<'a> Lift<'a> {
@@ -79,13 +81,14 @@ impl<'a> Lift<'a> {
         Self {
             m,
             asm: ModuleAssembler::new(&target, layout, u32::MAX - 1),
-            planes: HashMap::new(),
-            type_cache: HashMap::new(),
+            planes: HashMap::default(),
+            type_cache: HashMap::default(),
             trap_function: None,
             functions: Vec::new(),
-            reasons: HashMap::new(),
+            reasons: HashMap::default(),
             next_value: 0,
             next_block: 0,
+            pointers: std::rc::Rc::new(format::typing::PointerIndex::new(&Types::module(&m.types))),
         }
     }
 
@@ -287,12 +290,16 @@ impl<'a> Lift<'a> {
 
         // Which functions have their address taken (they then keep the `whale` convention, like function pointers).
         let mut address_taken = vec![false; m.functions.len()];
+        let mut analysis = format::typing::Analysis::default();
         for f in &m.functions {
             let Some(body) = &f.body else { continue };
             let ftypes = Types { module: &m.types, local: &body.types };
+            let pointers = format::typing::PointerIndex::for_function(&self.pointers, &ftypes);
             for inst in body.blocks.iter().flat_map(|b| &b.instructions) {
                 let callee = matches!(inst.opcode, Opcode::Call | Opcode::Invoke);
-                let Ok(analysis) = format::typing::analyze(&ftypes, inst, &|_, _| Some(0)) else { continue };
+                if format::typing::analyze_into(&ftypes, &pointers, inst, &|_, _| Some(0), &mut analysis).is_err() {
+                    continue;
+                }
                 for (i, (o, plane)) in inst.operands.iter().zip(&analysis.planes).enumerate() {
                     if let (format::Operand::Value(slot), Some(plane)) = (o, plane) {
                         if callee && i == 0 {

@@ -3,7 +3,7 @@
 //! `function_addr`/`null_function` as same-type casts, `not` as `xor` with all ones, shifts and extensions whose
 //! LLVM form needs a cast first, and traps as calls of `__whale_trap`.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ir::{BlockId, CmpOp, ConstValue, FCmpPred, FunctionId, ICmpPred, InstData, Opcode as W, TypeId, ValueId};
 
@@ -19,7 +19,30 @@ struct Body<'l, 'm> {
     /// Constant results of this function, for getelementptr struct indices.
     consts: HashMap<ValueId, ConstValue>,
     out: DraftBody,
-    location: String,
+    at: At<'m>,
+}
+
+/// Where the lowering is, formatted only when an error needs it.
+#[derive(Clone, Copy)]
+struct At<'m> {
+    m: &'m ir::Module,
+    function: &'m str,
+    /// Block position, block, instruction index in the block and opcode.
+    inst: Option<(usize, BlockId, usize, W)>,
+}
+
+impl At<'_> {
+    fn describe(&self) -> String {
+        match self.inst {
+            None => format!("function @{}", self.function),
+            Some((bi, b, k, op)) => format!(
+                "function @{}, block {bi} (`{}`), instruction {k} (`{}`)",
+                self.function,
+                self.m.block_name(b),
+                op.mnemonic()
+            ),
+        }
+    }
 }
 
 fn signed_slot(t: DraftTy) -> bool {
@@ -39,10 +62,10 @@ fn flip_sign(t: DraftTy) -> DraftTy {
     }
 }
 
-pub(crate) fn lower_body(
-    l: &mut Lower<'_>,
+pub(crate) fn lower_body<'m>(
+    l: &mut Lower<'m>,
     index: &HashMap<FunctionId, usize>,
-    f: ir::Function<'_>,
+    f: ir::Function<'m>,
 ) -> Result<DraftBody, MapError> {
     let m = l.m;
     let mut order: Vec<BlockId> = vec![f.entry];
@@ -52,11 +75,11 @@ pub(crate) fn lower_body(
         l,
         index,
         blocks,
-        consts: HashMap::new(),
+        consts: HashMap::default(),
         out: DraftBody::default(),
-        location: format!("function @{}", f.name),
+        at: At { m, function: f.name, inst: None },
     };
-    let mut names: HashSet<(DraftTy, &str)> = HashSet::new();
+    let mut names: HashSet<(DraftTy, &str)> = HashSet::default();
     for p in f.params {
         let location = format!("function @{}, parameter %v{}", f.name, p.value.as_u32());
         let Some(tid) = m.value_type(p.value) else {
@@ -73,12 +96,7 @@ pub(crate) fn lower_body(
         body.out.blocks.push(DraftBlock { name, insts: Vec::new() });
         for (k, i) in m.block_insts(b).enumerate() {
             let data = *m.inst(i);
-            body.location = format!(
-                "function @{}, block {bi} (`{}`), instruction {k} (`{}`)",
-                f.name,
-                m.block_name(b),
-                data.opcode().mnemonic()
-            );
+            body.at.inst = Some((bi, b, k, data.opcode()));
             body.inst(data, m.inst_result(i))?;
         }
     }
@@ -87,12 +105,12 @@ pub(crate) fn lower_body(
 
 impl Body<'_, '_> {
     fn fail<T>(&self, construct: impl Into<String>) -> Result<T, MapError> {
-        Err(MapError::no_llvm(construct, self.location.clone()))
+        Err(MapError::no_llvm(construct, self.at.describe()))
     }
 
     fn ty(&mut self, id: TypeId) -> Result<DraftTy, MapError> {
-        let location = self.location.clone();
-        self.l.first_class(id, &|| location.clone())
+        let at = self.at;
+        self.l.first_class(id, &|| at.describe())
     }
 
     fn value_ty(&mut self, v: ValueId) -> Result<DraftTy, MapError> {

@@ -5,7 +5,7 @@
 //! calculator did and produces the format model. Keeping the two apart means the lowering never thinks about planes,
 //! and the numbering never thinks about Whale.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::format::{IndexKind, Linkage, Opcode, TypeSlot};
 
@@ -44,7 +44,7 @@ pub(crate) struct TypeInterner {
 
 impl TypeInterner {
     pub(crate) fn new() -> Self {
-        let mut t = Self { list: Vec::new(), map: HashMap::new() };
+        let mut t = Self { list: Vec::new(), map: HashMap::default() };
         for slot in 0..13 {
             t.intern(DraftType::Primitive(TypeSlot(slot)));
         }
@@ -171,7 +171,7 @@ impl Draft {
         Self {
             types: TypeInterner::new(),
             consts: Vec::new(),
-            const_index: HashMap::new(),
+            const_index: HashMap::default(),
             globals: Vec::new(),
             functions: Vec::new(),
             triple: Vec::new(),

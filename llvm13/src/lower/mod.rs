@@ -71,7 +71,7 @@ pub(crate) struct Lower<'m> {
     /// Function index of `__whale_trap`, when the module traps.
     pub(crate) trap_function: Option<u32>,
     /// Reason text to the global holding it.
-    reasons: std::collections::HashMap<String, u32>,
+    reasons: rustc_hash::FxHashMap<String, u32>,
 }
 
 impl<'m> Lower<'m> {
@@ -81,7 +81,7 @@ impl<'m> Lower<'m> {
             draft: Draft::new(m.value_id_bound()),
             type_cache: vec![None; m.types().len()],
             trap_function: None,
-            reasons: std::collections::HashMap::new(),
+            reasons: rustc_hash::FxHashMap::default(),
         }
     }
 
@@ -227,7 +227,7 @@ impl<'m> Lower<'m> {
             let name = Some(TRAP_FUNCTION.as_bytes().to_vec());
             self.draft.functions.push(DraftFunction { pointer, linkage: format::Linkage::External, name, body: None });
         }
-        let index: std::collections::HashMap<ir::FunctionId, usize> =
+        let index: rustc_hash::FxHashMap<ir::FunctionId, usize> =
             m.declarations().enumerate().map(|(i, d)| (d.id, i)).collect();
         for f in m.functions() {
             let Some(&i) = index.get(&f.id) else {

@@ -10,7 +10,7 @@
 //! parameters, then each block's non-void results. Symbol tables use the crate's documented order
 //! ([`SymbolTable::sort`]).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::draft::{Draft, DraftConst, DraftInst, DraftOperand, DraftTy, DraftType, DraftValue};
 use crate::format::{
@@ -122,7 +122,7 @@ pub(crate) fn number(draft: &Draft) -> Module {
         draft,
         type_order: vec![NONE; draft.types.list.len()],
         derived: Vec::new(),
-        planes: HashMap::new(),
+        planes: HashMap::default(),
         const_slot: vec![NONE; draft.consts.len()],
         const_order: Vec::new(),
         strings: Vec::new(),
@@ -194,7 +194,7 @@ pub(crate) fn number(draft: &Draft) -> Module {
         })
         .collect();
     let mut planes: Vec<ConstantPlane> = Vec::new();
-    let mut by_plane: HashMap<TypeSlot, usize> = HashMap::new();
+    let mut by_plane: HashMap<TypeSlot, usize> = HashMap::default();
     for &c in &n.const_order {
         let ty = slot_of(draft.const_type(c));
         let constant = match &draft.consts[c as usize] {
@@ -251,7 +251,7 @@ pub(crate) fn number(draft: &Draft) -> Module {
     let mut functions = Vec::with_capacity(draft.functions.len());
     for f in &draft.functions {
         let body = f.body.as_ref().map(|body| {
-            let mut counts: HashMap<DraftTy, u32> = HashMap::new();
+            let mut counts: HashMap<DraftTy, u32> = HashMap::default();
             let mut next = |t: DraftTy| {
                 let c = counts.entry(t).or_insert_with(|| n.plane_size(t));
                 *c += 1;
