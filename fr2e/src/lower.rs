@@ -9,11 +9,14 @@
 //!    and trace-table indices then count through the bodies in the order their VOPs are written;
 //! 2. **strings** (bodies in storage order): the phase-2 strings of A14.5 — non-simple Type IDs and trap reasons —
 //!    after the phase-1 strings that writing the LITD and GBLD entries interned;
-//! 3. **encode**: logical VOPs to format [`Vop`]s, through the format layer's canonical [`VopEncoder`] (MTF lists,
-//!    mask forms), one VOP at a time into the `vops` payload, plus one trace per block and a header per body.
+//! 3. **encode**: logical VOPs field by field through the format layer's canonical [`VopEncoder`] (MTF lists, mask
+//!    forms) into the `vops` payload, plus one trace per block and a header per body. No [`Vop`](crate::format::Vop)
+//!    is built: the writer keeps, per Temporary and Arg number and per type, the MTF slot the encoder last gave it,
+//!    so the canonical "repeat if listed" rule needs no search (`SearchMtf::find_or_push_at`).
 //!
 //! Entries are written by hand with the format layer's chunk helpers rather than through the [`crate::format::Entry`]
-//! model: a body has one `R` variable per value, and caching each type's encoded `s` attribute keeps that list cheap.
+//! model: a body has one `R` variable per value, and caching each type's encoded `s` attribute (and the whole `V` of
+//! a value with its default id) keeps that list cheap.
 //! The format layer's reader accepts the result and re-writes it byte for byte (see the tests), which checks that
 //! this writer follows the canonical attribute order and header forms.
 //!
@@ -38,7 +41,7 @@ use crate::format::strings::{StringTable, StringTableBuilder, StringTag};
 use crate::format::tlv::{write_chunk, write_data_chunk, Tag};
 use crate::format::trace::{write_traces, TraceRecord};
 use crate::format::type_id::{simple_form, VopType};
-use crate::format::vli::{write_svli, write_uvli32, write_uvli64};
+use crate::format::vli::{uvli64_len, write_svli, write_uvli32, write_uvli64};
 use crate::format::vop::{
     opcode as op, EncodeError, VopEncoder, MASK_DST, MASK_IMM, MASK_SRCA, MASK_SRCB, MASK_SRCC, MASK_STYPE, MASK_TYPE,
 };
@@ -450,6 +453,9 @@ struct Lower<'m> {
     bodies: Vec<Option<Body>>,
     reasons: FxHashMap<StrId, u32>,
     scratch: Vec<u8>,
+    /// The FN entry being written, and its R list: buffers kept across entries.
+    entry_buffer: Vec<u8>,
+    list_buffer: Vec<u8>,
 }
 
 fn lower_err(e: EncodeError) -> LowerError {
@@ -494,6 +500,8 @@ impl<'m> Lower<'m> {
             bodies: Vec::new(),
             reasons: FxHashMap::default(),
             scratch: Vec::new(),
+            entry_buffer: Vec::new(),
+            list_buffer: Vec::new(),
         }
     }
 
@@ -834,6 +842,13 @@ impl<'m> Lower<'m> {
     }
 
     fn uvli32_attribute(out: &mut Vec<u8>, tag: Tag, value: u32) -> Result<(), LowerError> {
+        if tag.0 < 0x100 {
+            // A BYTE tag and at most 5 payload bytes: the small header form (A2.2), written in place.
+            let total = 2 + uvli64_len(value.into()) as u8;
+            out.extend_from_slice(&[total << 3 | 3, tag.0 as u8]);
+            write_uvli32(out, value);
+            return Ok(());
+        }
         let mut payload = Vec::with_capacity(5);
         write_uvli32(&mut payload, value);
         write_data_chunk(out, tag, &payload)?;
@@ -901,7 +916,9 @@ impl<'m> Lower<'m> {
         let gbld_index = m.globals().len() as u32 + i as u32 + 1;
         let first_of_id = self.function_gbld.get(&d.id) == Some(&gbld_index);
         let body_index = self.body_of.get(&d.id).copied().filter(|_| first_of_id);
-        let mut entry = Vec::new();
+        // The entry and its R list are built in buffers kept across entries.
+        let mut entry = std::mem::take(&mut self.entry_buffer);
+        entry.clear();
         self.string_attribute(&mut entry, Tag::NAME, d.name)?;
         if let Some(link) = d.link_name {
             self.string_attribute(&mut entry, Tag::QNAME, link)?;
@@ -933,6 +950,7 @@ impl<'m> Lower<'m> {
                 Self::uvli32_attribute(&mut entry, profile::TAG_WHALE_ID, d.id.as_u32())?;
             }
             write_data_chunk(out, Tag::FN, &entry)?;
+            self.entry_buffer = entry;
             return Ok(());
         };
         let f = m.function_at(index);
@@ -969,7 +987,8 @@ impl<'m> Lower<'m> {
         }
         // R: every other value, with its ValueId when it is not params + j.
         if !body.temps.is_empty() {
-            let mut list = Vec::with_capacity(body.temps.len() * 7);
+            let mut list = std::mem::take(&mut self.list_buffer);
+            list.clear();
             let base = f.params.len();
             let mut variable = Vec::new();
             for (j, &v) in body.temps.iter().enumerate() {
@@ -986,6 +1005,7 @@ impl<'m> Lower<'m> {
                 write_data_chunk(&mut list, Tag::VARIABLE, &variable)?;
             }
             write_data_chunk(&mut entry, Tag::TEMPORARIES, &list)?;
+            self.list_buffer = list;
         }
         Self::uvli32_attribute(&mut entry, Tag::TRACE, body.header)?;
         // 0x11: block ids and names, unless every id is its emission index and every name empty (C4).
@@ -1020,6 +1040,7 @@ impl<'m> Lower<'m> {
             write_data_chunk(&mut entry, profile::TAG_CONST_DECLS, &records)?;
         }
         write_data_chunk(out, Tag::FN, &entry)?;
+        self.entry_buffer = entry;
         self.bodies[index] = Some(body);
         Ok(())
     }

@@ -17,6 +17,10 @@
 //! The one layout restriction: decoding is sequential, so the traces of all bodies, taken body by body in trace
 //! order, must follow the stream order without overlapping (the canonical layout of A12 does; B81 allows readers to
 //! ignore VOPs outside traces, and those are decoded and skipped). Bodies are stored in the order of their VOPs.
+//!
+//! Hot paths: a canonical `V` (one small `s`) is recognised from its header bytes, `s` payloads of up to 8 bytes
+//! resolve through a small direct-mapped cache, and VOP Type IDs through arrays by simple code and string index, so
+//! signature text is parsed once per distinct string. [`read_module_unverified`] stops before verification.
 
 mod body;
 
@@ -417,16 +421,38 @@ fn for_each_variable<'a>(
     let Some(list) = list else { return Ok(()) };
     let mut r = list.reader();
     while !r.is_empty() {
-        // The canonical variable inline: a small `V` holding exactly one small `s`.
+        // The canonical variables inline: a small `V` holding one small `s`, and perhaps one small 0x10 after it.
         if let &[v_head, b'V', s_head, b's', ..] = r.rest() {
             let (v_len, s_len) = (usize::from(v_head >> 3), usize::from(s_head >> 3));
-            if v_head & 7 == 3 && s_head & 7 == 3 && s_len >= 2 && v_len == s_len + 2 && v_len <= r.remaining() {
+            if v_head & 7 == 3 && s_head & 7 == 3 && s_len >= 2 && v_len >= s_len + 2 && v_len <= r.remaining() {
                 let offset = r.offset();
-                let bytes = r.take(v_len)?;
-                let signature =
-                    Chunk { tag: Tag::SIGNATURE, form: HeaderForm::Small, offset: offset + 2, payload: &bytes[4..] };
-                each(Variable { name: None, signature: Some(signature), value_id: None }, offset)?;
-                continue;
+                let bytes = &r.rest()[..v_len];
+                let signature = Chunk {
+                    tag: Tag::SIGNATURE,
+                    form: HeaderForm::Small,
+                    offset: offset + 2,
+                    payload: &bytes[4..s_len + 2],
+                };
+                let value_id = match bytes.get(s_len + 2..) {
+                    Some([]) => Some(None),
+                    Some(&[id_head, id_tag, ..]) if id_tag == profile::TAG_VALUE_ID.0 as u8 && id_head & 7 == 3 => {
+                        let id_len = usize::from(id_head >> 3);
+                        (id_len >= 2 && s_len + 2 + id_len == v_len).then(|| {
+                            Some(Chunk {
+                                tag: profile::TAG_VALUE_ID,
+                                form: HeaderForm::Small,
+                                offset: offset + 2 + s_len as u64,
+                                payload: &bytes[s_len + 4..],
+                            })
+                        })
+                    }
+                    _ => None,
+                };
+                if let Some(value_id) = value_id {
+                    r.take(v_len)?;
+                    each(Variable { name: None, signature: Some(signature), value_id }, offset)?;
+                    continue;
+                }
             }
         }
         let child = read_chunk(&mut r)?;
