@@ -2,7 +2,10 @@
 //! text and bytecode → model → bytecode byte for byte; unrepresentable constructs fail naming the construct; the W1
 //! workload and the representable examples convert and run the same in the interpreter.
 
-use ir::{BinOp, CastOp, DataLayout, FCmpPred, ICmpPred, ModuleBuilder, Type, ValueId};
+use ir::{
+    BinOp, Callee, CallingConvention, CastOp, ConstBinOp, ConstCmpOp, ConstExpr, ConstExprKind, ConstValue, DataLayout,
+    FCmpPred, FunctionSignature, ICmpPred, Linkage, ModuleBuilder, Type, ValueId,
+};
 use proptest::prelude::*;
 
 fn round_trip(module: &ir::Module) {
@@ -157,4 +160,349 @@ fn w1_round_trips() {
     #[path = "../../ir/benches/workloads.rs"]
     mod workloads;
     round_trip(&workloads::w1(2_000));
+}
+
+/// A recipe for a whole program: globals, an external declaration, helper functions, and a `main` whose steps are
+/// spread over an entry block, a loop with phis, an exit block ending in a switch, and the switch's targets.
+#[derive(Clone, Debug)]
+struct Program {
+    globals: Vec<(u8, i16, i16)>,
+    entry: Vec<(u8, u8, u8)>,
+    body: Vec<(u8, u8, u8)>,
+    exit: Vec<(u8, u8, u8)>,
+    cases: u8,
+}
+
+fn program() -> impl Strategy<Value = Program> {
+    let steps = || prop::collection::vec((any::<u8>(), any::<u8>(), any::<u8>()), 0..12);
+    (prop::collection::vec((any::<u8>(), any::<i16>(), any::<i16>()), 0..4), steps(), steps(), steps(), any::<u8>())
+        .prop_map(|(globals, entry, body, exit, cases)| Program { globals, entry, body, exit, cases })
+}
+
+/// A global initializer from a recipe: a literal, `add/sub/mul` of literals (nested once), or a comparison.
+fn init_expr(kind: u8, x: i16, y: i16) -> ConstExpr {
+    let ty = if kind % 2 == 0 { Type::I64 } else { Type::U32 };
+    let lit = |v: i16| {
+        let value = if ty == Type::I64 { ConstValue::I(i128::from(v)) } else { ConstValue::U(u128::from(v as u16)) };
+        ConstExpr::literal(ty.clone(), value)
+    };
+    let bin = |op, l: ConstExpr, r: ConstExpr| ConstExpr {
+        ty: ty.clone(),
+        kind: ConstExprKind::Binary { op, lhs: Box::new(l), rhs: Box::new(r) },
+    };
+    let ops = [ConstBinOp::Add, ConstBinOp::Sub, ConstBinOp::Mul];
+    match kind / 2 % 5 {
+        0 => lit(x),
+        1 | 2 => bin(ops[(kind / 10 % 3) as usize], lit(x), lit(y)),
+        3 => bin(ops[(kind / 10 % 3) as usize], bin(ConstBinOp::Mul, lit(x), lit(2)), lit(y)),
+        _ => {
+            let cmps = [ConstCmpOp::Eq, ConstCmpOp::Ne, ConstCmpOp::Lt, ConstCmpOp::Le, ConstCmpOp::Gt, ConstCmpOp::Ge];
+            let op = cmps[(kind / 10 % 6) as usize];
+            ConstExpr {
+                ty: Type::Bool,
+                kind: ConstExprKind::Compare { op, lhs: Box::new(lit(x)), rhs: Box::new(lit(y)) },
+            }
+        }
+    }
+}
+
+/// Values available in `main`, by type.
+struct Pool {
+    vals: Vec<(ValueId, Type)>,
+    bools: Vec<ValueId>,
+}
+
+impl Pool {
+    fn pick(&self, ty: &Type, n: u8) -> Option<ValueId> {
+        let c: Vec<_> = self.vals.iter().filter(|(_, t)| t == ty).map(|(v, _)| *v).collect();
+        (!c.is_empty()).then(|| c[n as usize % c.len()])
+    }
+}
+
+/// The functions and memory `main` can use.
+struct Env {
+    helper: ir::FunctionId,
+    exported: ir::FunctionId,
+    external: ir::FunctionId,
+    slot: ValueId,
+    array: ValueId,
+    record: ValueId,
+}
+
+fn step(f: &mut ir::FunctionBuilder<'_>, env: &Env, pool: &mut Pool, (kind, a, b): (u8, u8, u8)) {
+    let ty = TYPES[a as usize % TYPES.len()].clone();
+    let signed = matches!(ty, Type::I32 | Type::I64 | Type::I8);
+    let x = match pool.pick(&ty, b) {
+        Some(x) => x,
+        None => {
+            let v = if signed {
+                f.const_int(ty.clone(), i128::from(b as i8))
+            } else {
+                f.const_uint(ty.clone(), u128::from(b))
+            };
+            pool.vals.push((v, ty.clone()));
+            v
+        }
+    };
+    let y = pool.pick(&ty, a.wrapping_add(b)).unwrap_or(x);
+    let i64v = |f: &mut ir::FunctionBuilder<'_>, pool: &Pool, n: u8| match pool.pick(&Type::I64, n) {
+        Some(v) => v,
+        None => f.const_i64(i64::from(n)),
+    };
+    match kind % 12 {
+        0 => {
+            let ops = [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::And, BinOp::Or, BinOp::Xor];
+            let v = f.bin(ops[b as usize % ops.len()], ty.clone(), x, y);
+            pool.vals.push((v, ty));
+        }
+        1 => {
+            let p = if signed { ICmpPred::Slt } else { ICmpPred::Uge };
+            let p = if b % 2 == 0 { ICmpPred::Ne } else { p };
+            pool.bools.push(f.icmp(p, ty, x, y));
+        }
+        2 if !pool.bools.is_empty() => {
+            let c = pool.bools[b as usize % pool.bools.len()];
+            let v = f.select(ty.clone(), c, x, y);
+            pool.vals.push((v, ty));
+        }
+        3 => {
+            // A direct call of the internal helper.
+            let arg0 = i64v(f, pool, b);
+            let arg1 = match pool.pick(&Type::I32, a) {
+                Some(v) => v,
+                None => f.const_i32(i32::from(a)),
+            };
+            if let Ok(Some(v)) = f.call(Callee::Direct(env.helper), vec![arg0, arg1]) {
+                pool.vals.push((v, Type::I64));
+            }
+        }
+        4 => {
+            // An indirect call through a function pointer.
+            let (callee, arg, ret) = if b % 2 == 0 {
+                (env.helper, None, Type::I64)
+            } else {
+                (env.exported, pool.pick(&Type::I32, a), Type::I32)
+            };
+            let Ok(pointer) = f.function_addr(callee) else { return };
+            let args = match arg {
+                _ if callee == env.helper => {
+                    let x = i64v(f, pool, a);
+                    let y = f.const_i32(7);
+                    vec![x, y]
+                }
+                Some(v) => vec![v],
+                None => vec![f.const_i32(3)],
+            };
+            if let Ok(Some(v)) = f.call(Callee::Indirect(pointer), args) {
+                pool.vals.push((v, ret));
+            }
+        }
+        5 => {
+            // The external (System V) declaration and the exported function, directly.
+            let v = if b % 2 == 0 {
+                let arg = i64v(f, pool, a);
+                f.call(Callee::Direct(env.external), vec![arg]).ok().flatten().map(|v| (v, Type::I64))
+            } else {
+                let arg = pool.pick(&Type::I32, a).unwrap_or(x);
+                let arg =
+                    if pool.vals.iter().any(|&(v, ref t)| v == arg && *t == Type::I32) { arg } else { f.const_i32(1) };
+                f.call(Callee::Direct(env.exported), vec![arg]).ok().flatten().map(|v| (v, Type::I32))
+            };
+            pool.vals.extend(v);
+        }
+        6 => {
+            // Memory: the i64 slot.
+            if b % 2 == 0 {
+                let v = f.load(Type::I64, env.slot, 8);
+                pool.vals.push((v, Type::I64));
+            } else {
+                let v = i64v(f, pool, a);
+                f.store(Type::I64, v, env.slot, 8);
+            }
+        }
+        7 => {
+            // getelementptr into the array with a sequential index of each index type.
+            let index_types = [Type::I32, Type::U32, Type::I64, Type::U64];
+            let it = index_types[a as usize % 4].clone();
+            let index = match pool.pick(&it, b) {
+                Some(v) if b % 3 == 0 => v,
+                _ if matches!(it, Type::I32 | Type::I64) => f.const_int(it.clone(), i128::from(b % 4)),
+                _ => f.const_uint(it.clone(), u128::from(b % 4)),
+            };
+            let zero = f.const_i64(0);
+            let p = f.gep(Type::Ptr(Box::new(Type::I32)), env.array, &[zero, index]);
+            if b % 2 == 0 {
+                let v = f.load(Type::I32, p, 4);
+                pool.vals.push((v, Type::I32));
+            } else {
+                let v = pool.pick(&Type::I32, a).unwrap_or_else(|| f.const_i32(5));
+                f.store(Type::I32, v, p, 4);
+            }
+        }
+        8 => {
+            // getelementptr into the struct: the field index is a `const u32` just before.
+            let zero = f.const_u64(0);
+            let field = b % 2;
+            let index = f.const_u32(u32::from(field));
+            let (fty, align) = if field == 0 { (Type::I64, 8) } else { (Type::I32, 4) };
+            let p = f.gep(Type::Ptr(Box::new(fty.clone())), env.record, &[zero, index]);
+            if a % 2 == 0 {
+                let v = f.load(fty.clone(), p, align);
+                pool.vals.push((v, fty));
+            } else if let Some(v) = pool.pick(&fty, a) {
+                f.store(fty, v, p, align);
+            }
+        }
+        9 => {
+            let to = TYPES[b as usize % TYPES.len()].clone();
+            let bits = |t: &Type| match t {
+                Type::I8 | Type::U8 => 8,
+                Type::I32 | Type::U32 => 32,
+                _ => 64,
+            };
+            let op = match bits(&ty).cmp(&bits(&to)) {
+                std::cmp::Ordering::Less if b % 2 == 0 => CastOp::Zext,
+                std::cmp::Ordering::Less => CastOp::Sext,
+                std::cmp::Ordering::Greater => CastOp::Trunc,
+                std::cmp::Ordering::Equal if ty != to => CastOp::Bitcast,
+                std::cmp::Ordering::Equal => return,
+            };
+            let v = f.cast(op, x, to.clone());
+            pool.vals.push((v, to));
+        }
+        10 => {
+            let v = f.not(ty.clone(), x);
+            pool.vals.push((v, ty));
+        }
+        11 if !pool.bools.is_empty() => f.trap_if(pool.bools[a as usize % pool.bools.len()], "bad"),
+        _ => {}
+    }
+}
+
+fn build_program(p: &Program) -> ir::Module {
+    let mut mb = ModuleBuilder::new("x86_64-whale-linux", DataLayout::default_64bit_le());
+    for (i, &(kind, x, y)) in p.globals.iter().enumerate() {
+        let expr = init_expr(kind, x, y);
+        let value = ir::const_expr::evaluate(&expr, 16, &mut |_| Err(ir::ConstEvalError::ResourceLimit)).unwrap();
+        let align = ir::allocation_align(&expr.ty).unwrap();
+        mb.add_global_const(&format!("g{i}"), expr, value, align);
+    }
+    let sysv = FunctionSignature {
+        convention: CallingConvention::SysV64,
+        ..FunctionSignature::whale(vec![Type::I64], Type::I64)
+    };
+    let external = mb.declare_function("labs", sysv, Linkage::External, Some("labs".to_string())).unwrap();
+    let sig = FunctionSignature::whale(vec![Type::I32], Type::I32);
+    let exported = mb.declare_function("twice", sig, Linkage::External, Some("twice".to_string())).unwrap();
+    let mut f = mb.begin_declared_function(exported, vec!["n".to_string()]).unwrap();
+    let n = f.param_value(0);
+    let v = f.bin(BinOp::Add, Type::I32, n, n);
+    f.ret(Some(v));
+    f.finish();
+
+    let mut h =
+        mb.begin_function("helper", vec![("x".to_string(), Type::I64), ("y".to_string(), Type::I32)], Type::I64);
+    let (x, y) = (h.param_value(0), h.param_value(1));
+    let wide = h.cast(CastOp::Sext, y, Type::I64);
+    let v = h.bin(BinOp::Mul, Type::I64, x, wide);
+    h.ret(Some(v));
+    h.finish();
+    let helper = mb.function_id("helper").unwrap();
+
+    let params = vec![("a".to_string(), Type::I32), ("b".to_string(), Type::I64), ("c".to_string(), Type::U32)];
+    let mut f = mb.begin_function("main", params, Type::I32);
+    let (a, b, c) = (f.param_value(0), f.param_value(1), f.param_value(2));
+    let slot = f.alloca(Type::I64, 8);
+    let array_ty = Type::Array(Box::new(Type::I32), 4);
+    let array = f.alloca(array_ty.clone(), ir::allocation_align(&array_ty).unwrap());
+    let record_ty = Type::Struct(vec![Type::I64, Type::I32]);
+    let record = f.alloca(record_ty.clone(), ir::allocation_align(&record_ty).unwrap());
+    f.store(Type::I64, b, slot, 8);
+    let env = Env { helper, exported, external, slot, array, record };
+    let mut pool = Pool { vals: vec![(a, Type::I32), (b, Type::I64), (c, Type::U32)], bools: Vec::new() };
+    for &s in &p.entry {
+        step(&mut f, &env, &mut pool, s);
+    }
+    let entry = f.current_block();
+    let zero = f.const_i64(0);
+    let one = f.const_i64(1);
+    let limit = f.const_i64(3);
+    let body = f.create_block("loop");
+    let exit = f.create_block("exit");
+    f.br(body);
+
+    // The loop: a counter and an accumulator carried by phis.
+    f.set_insert_point(body);
+    let i = f.phi(Type::I64, &[(zero, entry)]);
+    let acc = f.phi(Type::I32, &[(a, entry)]);
+    pool.vals.push((i, Type::I64));
+    pool.vals.push((acc, Type::I32));
+    for &s in &p.body {
+        step(&mut f, &env, &mut pool, s);
+    }
+    let addend = pool.pick(&Type::I32, p.cases).unwrap_or(acc);
+    let next_acc = f.bin(BinOp::Add, Type::I32, acc, addend);
+    let next = f.bin(BinOp::Add, Type::I64, i, one);
+    let again = f.icmp(ICmpPred::Slt, Type::I64, next, limit);
+    let latch = f.current_block();
+    f.add_phi_input(i, next, latch);
+    f.add_phi_input(acc, next_acc, latch);
+    f.cbr(again, body, exit);
+
+    f.set_insert_point(exit);
+    pool.vals.push((next_acc, Type::I32));
+    for &s in &p.exit {
+        step(&mut f, &env, &mut pool, s);
+    }
+    let result = pool.pick(&Type::I32, p.cases).unwrap_or(next_acc);
+    let targets: Vec<_> = (0..p.cases % 4).map(|k| f.create_block(&format!("case{k}"))).collect();
+    let done = f.create_block("done");
+    let cases: Vec<_> = targets.iter().enumerate().map(|(k, &t)| (ConstValue::I(k as i128 * 3 - 1), t)).collect();
+    f.switch(result, done, &cases);
+    for (k, &t) in targets.iter().enumerate() {
+        f.set_insert_point(t);
+        if k == 2 {
+            f.trap("case two");
+        } else {
+            f.br(done);
+        }
+    }
+    f.set_insert_point(done);
+    let merged = if targets.is_empty() {
+        result
+    } else {
+        let mut inputs = vec![(result, exit)];
+        for (k, &t) in targets.iter().enumerate().filter(|&(k, _)| k != 2) {
+            inputs.push((pool.pick(&Type::I32, k as u8).unwrap_or(result), t));
+        }
+        f.phi(Type::I32, &inputs)
+    };
+    f.ret(Some(merged));
+    f.finish();
+    mb.finish()
+}
+
+proptest! {
+    #[test]
+    fn random_programs_round_trip(p in program()) {
+        round_trip(&build_program(&p));
+    }
+}
+
+/// Regression: a getelementptr selecting struct field 0 names the `uint` plane's implicit null (slot 0), which the
+/// format layer did not accept as a constant struct index; and the field's `const u32` reads back as itself.
+#[test]
+fn struct_field_zero_round_trips() {
+    let mut mb = ModuleBuilder::new("x86_64-whale-linux", DataLayout::default_64bit_le());
+    let mut f = mb.begin_function("first", vec![("x".to_string(), Type::I64)], Type::I64);
+    let record_ty = Type::Struct(vec![Type::I64, Type::I32]);
+    let record = f.alloca(record_ty.clone(), ir::allocation_align(&record_ty).unwrap());
+    let zero = f.const_u64(0);
+    let field = f.const_u32(0);
+    let p = f.gep(Type::Ptr(Box::new(Type::I64)), record, &[zero, field]);
+    f.store(Type::I64, f.param_value(0), p, 8);
+    let v = f.load(Type::I64, p, 8);
+    f.ret(Some(v));
+    f.finish();
+    round_trip(&mb.finish());
 }

@@ -507,7 +507,11 @@ impl<'a, 'l> FunctionReader<'a, 'l> {
         self.base(plane) + self.mr.planes.count(plane) + self.planes.count(plane)
     }
 
+    /// The plain integer at (plane, slot): a `uint`/`ubyte` constant, or the plane's implicit null (0).
     fn int(&self, plane: TypeSlot, slot: u32) -> Option<u64> {
+        if slot == 0 && self.types().has_null(plane, self.revision()) {
+            return Some(0);
+        }
         self.mr.planes.int(plane, slot).or_else(|| self.planes.int(plane, slot))
     }
 

@@ -215,7 +215,12 @@ impl FunctionWriter<'_> {
                 if inst.opcode.is_terminator() != (i + 1 == n) {
                     return Err(WriteError::invalid(what(), "a block must end with its only terminator"));
                 }
-                let int = |p: TypeSlot, s: u32| self.planes.int(p, s).or_else(|| fplanes.int(p, s));
+                let int = |p: TypeSlot, s: u32| {
+                    if s == 0 && types.has_null(p, revision) {
+                        return Some(0);
+                    }
+                    self.planes.int(p, s).or_else(|| fplanes.int(p, s))
+                };
                 analyze_into(&types, &pointers, inst, &int, &mut a)
                     .map_err(|reason| WriteError::invalid(what(), reason))?;
                 if a.result != TypeSlot::VOID {
@@ -294,7 +299,12 @@ impl FunctionWriter<'_> {
 
         let at = begin_block(out);
         let mut raw = Vec::new();
-        let int = |p: TypeSlot, s: u32| self.planes.int(p, s).or_else(|| fplanes.int(p, s));
+        let int = |p: TypeSlot, s: u32| {
+            if s == 0 && types.has_null(p, revision) {
+                return Some(0);
+            }
+            self.planes.int(p, s).or_else(|| fplanes.int(p, s))
+        };
         for inst in body.blocks.iter().flat_map(|b| &b.instructions) {
             let what = || format!("{} `{}`", fname(), inst.opcode.mnemonic());
             analyze_into(&types, &pointers, inst, &int, &mut a)

@@ -106,6 +106,8 @@ struct Body<'l, 'a> {
     function_location: String,
     /// The instruction being mapped, for error locations.
     at: Option<usize>,
+    /// The last `const u32` of each value emitted so far, with its block: a getelementptr struct index reuses it.
+    recent_u32: HashMap<u64, (usize, ValueId)>,
 }
 
 /// The location of instruction `k` of `insts`, formatted only when an error needs it.
@@ -147,6 +149,7 @@ pub(super) fn lift_body<'a>(
         function_name: name,
         function_location: location,
         at: None,
+        recent_u32: HashMap::default(),
     };
     for (bi, block) in body.blocks.iter().enumerate() {
         b.insts.extend(block.instructions.iter().map(|i| (bi, i)));
@@ -690,7 +693,11 @@ impl<'a> Body<'_, 'a> {
                             ) => *v,
                             _ => return self.fail("a getelementptr struct index that is not a constant"),
                         };
-                        self.materialise_value(TypeId::U32, ConstValue::U(u128::from(field)))
+                        match self.recent_u32.get(&field) {
+                            // The `const u32` the writer's input used, when it is the last such one in this block.
+                            Some(&(block, v)) if block == self.insts[k].0 => v,
+                            _ => self.materialise_value(TypeId::U32, ConstValue::U(u128::from(field))),
+                        }
                     } else {
                         self.value(k, i)?
                     };
@@ -727,6 +734,19 @@ impl<'a> Body<'_, 'a> {
                 }
                 if t == d {
                     let ty = self.ty(t)?;
+                    if t == TypeSlot::UINT {
+                        let value = match self.operand_ref(k, 0) {
+                            Some(Ref::Null) => Some(0),
+                            Some(
+                                Ref::Module(ModuleValue::Const(Constant::Unsigned(v)))
+                                | Ref::LocalConst(Constant::Unsigned(v)),
+                            ) => Some(*v),
+                            _ => None,
+                        };
+                        if let (Some(value), Some(v)) = (value, self.values[k]) {
+                            self.recent_u32.insert(value, (self.insts[k].0, v));
+                        }
+                    }
                     return Ok((
                         Some(match self.operand_ref(k, 0) {
                             Some(Ref::Inst(_) | Ref::Arg(_)) => InstData::Unary { op: W::Mov, arg: self.value(k, 0)? },
