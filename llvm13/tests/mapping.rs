@@ -506,3 +506,99 @@ fn struct_field_zero_round_trips() {
     f.finish();
     round_trip(&mb.finish());
 }
+
+/// Output written by the interpreter's host functions, shared with the test.
+#[derive(Clone, Default)]
+struct Captured(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Runs function `name` on `args` (literals) with the standard host functions: its printed result, or the error, and what it wrote.
+fn run(module: &ir::Module, name: &str, args: &[String]) -> (String, String) {
+    let output = Captured::default();
+    let result = (|| {
+        let function = interp::resolve_function(module, name).ok_or("no such function")?;
+        let (values, ret) = interp::parse_arguments(module, function, args).map_err(|e| e.to_string())?;
+        let mut interpreter =
+            interp::Interpreter::new(module, interp::Options::default()).map_err(|e| e.to_string())?;
+        interpreter.bind_standard_host();
+        // The examples' own external functions: `log_value` logs its arguments, `abs` is the C function.
+        let log = output.clone();
+        let _ = interpreter.bind_host("log_value", move |_, args| {
+            log.0.borrow_mut().extend_from_slice(format!("log_value{args:?}\n").as_bytes());
+            Ok(None)
+        });
+        let _ = interpreter.bind_host("abs", |_, args| match args {
+            [interp::Value::I32(x)] => Ok(Some(interp::Value::I32(x.wrapping_abs()))),
+            _ => Ok(None),
+        });
+        interpreter.set_output(Box::new(output.clone()));
+        let outcome = interpreter.call(function, &values).map_err(|e| e.to_string())?;
+        Ok::<_, String>(interp::format_result(module, ret, outcome.value.as_ref()))
+    })();
+    let text = String::from_utf8_lossy(&output.0.borrow()).into_owned();
+    (result.unwrap_or_else(|e| format!("error: {e}")), text)
+}
+
+/// Every example program is lowered from its socket JSON; the representable ones convert to bytecode and back and
+/// run every function with the same result and output (at least one without error); the others fail naming a
+/// construct.
+#[test]
+fn examples_convert_and_run_the_same() {
+    use ir::lower_ast::{interchange, lower_o0};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    paths.sort();
+    let mut converted = Vec::new();
+    for path in &paths {
+        let text = std::fs::read_to_string(path).unwrap();
+        let program = interchange::decode(&text).unwrap();
+        let target = "x86_64-whale-linux";
+        let layout = ir::Target::lookup(target).unwrap().data_layout();
+        let module = lower_o0(&program, target, layout).unwrap();
+        ir::verify_module(&module).unwrap();
+        let bytes = match llvm13::write_whale(&module) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                assert!(matches!(e, llvm13::MapError::NoLlvmEquivalent { .. }), "{}: {e}", path.display());
+                continue;
+            }
+        };
+        let back = llvm13::read_whale(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(llvm13::write_whale(&back).unwrap(), bytes, "{}", path.display());
+        // Every function, with each parameter given 5 (1.5 for floats, true for bools).
+        let mut ran = 0;
+        for f in module.functions() {
+            let args: Vec<String> = f
+                .params
+                .iter()
+                .map(|p| match module.value_type(p.value).map(|t| module.ty(t)) {
+                    Some(Type::Bool) => "true".to_string(),
+                    Some(Type::F32 | Type::F64) => "1.5".to_string(),
+                    _ => "5".to_string(),
+                })
+                .collect();
+            let (before, after) = (run(&module, f.name, &args), run(&back, f.name, &args));
+            assert_eq!(after, before, "{} {}", path.display(), f.name);
+            ran += usize::from(!before.0.starts_with("error"));
+        }
+        assert!(ran > 0, "{}: no function ran", path.display());
+        converted.push(path.file_stem().unwrap().to_string_lossy().into_owned());
+    }
+    for stem in ["calls", "fib", "globals", "loops"] {
+        assert!(converted.iter().any(|c| c == stem), "{stem} converts: {converted:?}");
+    }
+}
