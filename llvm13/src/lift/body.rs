@@ -385,6 +385,7 @@ impl<'a> Body<'_, 'a> {
                     self.roles[k + 1] = Role::Skip;
                     continue;
                 }
+                self.set_location(k);
                 return self.fail(format!("a call of `{}` outside the trap convention", super::TRAP_FUNCTION));
             }
             let (Some(next), true) = (next, feeds_next) else { continue };

@@ -156,6 +156,10 @@ impl Body<'_, '_> {
     fn inst(&mut self, data: InstData, result: Option<ValueId>) -> Result<(), MapError> {
         use DraftOperand::{Type as Ty, Value as V};
         let m = self.l.m;
+        if data.opcode().is_checked() {
+            // Named before its `tuple<T, bool>` result type, which has no LLVM 1.3 equivalent as a value either.
+            return self.fail(format!("instruction `{}`", data.opcode().mnemonic()));
+        }
         let result = match result {
             Some(r) => Some((DraftValue::Whale(r.as_u32()), self.value_ty(r)?, r)),
             None => None,
