@@ -71,11 +71,7 @@ pub fn run(plan: Plan, workloads: &[Static]) -> String {
         let n = w.instructions() as f64;
         let (fr, wa) = (p.image.len() as f64, p.wasm.len() as f64);
         let ops = wasm_decode(&p) as f64;
-        let size_ratio = if wa >= fr {
-            format!("{:.2}× (FR2E smaller)", wa / fr)
-        } else {
-            format!("**{:.2}× (FR2E larger)**", wa / fr)
-        };
+        let size_ratio = crate::tools::size_ratio(wa, fr);
         let _ = writeln!(
             sizes,
             "| {} | {} | {} | {:.2} | {} | {:.2} | {:.2} | {size_ratio} | {} | {} |",
@@ -122,7 +118,8 @@ pub fn run(plan: Plan, workloads: &[Static]) -> String {
     format!(
         "### Binary: FR2E vs WebAssembly\n\nWhale: `fr2e::write_module`, `fr2e::read_module_unverified`, \
          `fr2e::read_module` (read + `ir` verification). WebAssembly: the module encoded with `wasm-encoder` from the \
-         drawn program, every operator decoded with `wasmparser`, and `wasmparser::Validator::validate_all`. Sizes \
+         drawn program, every operator decoded into \
+         wasmparser's `Operator` enum (`OperatorsReader::read`, slower than the validator's own decoding), and `wasmparser::Validator::validate_all`. Sizes \
          and rates are per workload instruction. LLVM 1.3 bytecode: `llvm13::write_whale` of the same module, size \
          only.\n\n{sizes}\n{table}"
     )

@@ -51,6 +51,16 @@ fn run_tool(command: &mut Command) -> Vec<u8> {
     out.stdout
 }
 
+/// The peer's size over FR2E's, marked in bold when FR2E is larger.
+pub fn size_ratio(peer: f64, fr2e: f64) -> String {
+    let r = peer / fr2e;
+    if r >= 1.0 {
+        format!("{r:.2}× (FR2E smaller)")
+    } else {
+        format!("**{r:.2}× (FR2E larger)**")
+    }
+}
+
 /// Runs the LLVM comparison when LLVM 19 is installed; returns the markdown section.
 pub fn run(plan: Plan, workloads: &[Static], fib: Option<Run>) -> String {
     let Some(bindir) = llvm_bindir() else {
@@ -62,7 +72,7 @@ pub fn run(plan: Plan, workloads: &[Static], fib: Option<Run>) -> String {
     let dir = &scratch.0;
     let mut table = String::from(
         "| workload | Whale: read .wir, parse + verify, write .fr2e | llvm-as: .ll to .bc | llvm-as ÷ Whale | FR2E \
-         bytes/inst | bitcode bytes/inst |\n| --- | --- | --- | --- | ---: | ---: |\n",
+         bytes/inst | bitcode bytes/inst | bitcode ÷ FR2E size |\n| --- | --- | --- | --- | ---: | ---: | --- |\n",
     );
     for &w in workloads {
         eprintln!("llvm: {}", w.name());
@@ -86,13 +96,14 @@ pub fn run(plan: Plan, workloads: &[Static], fib: Option<Run>) -> String {
         let n = w.instructions() as f64;
         let _ = writeln!(
             table,
-            "| {} | {} | {} | {} | {:.2} | {:.2} |",
+            "| {} | {} | {} | {} | {:.2} | {:.2} | {} |",
             w.name(),
             whale.cell(),
             peer.cell(),
             ratio(&whale, &peer),
             size(&fr2e_out) / n,
-            size(&bc) / n
+            size(&bc) / n,
+            size_ratio(size(&bc), size(&fr2e_out))
         );
     }
     let mut section = format!(
