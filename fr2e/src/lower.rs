@@ -8,7 +8,8 @@
 //!    blocks in emission order, and the LITD order of structs and tuples (first occurrence, post-order, C1); labels
 //!    and trace-table indices then count through the bodies in the order their VOPs are written;
 //! 2. **strings** (bodies in storage order): the phase-2 strings of A14.5 — non-simple Type IDs and trap reasons —
-//!    after the phase-1 strings that writing the LITD and GBLD entries interned;
+//!    after the phase-1 strings that writing the LITD and GBLD entries interned, replayed from the first uses that
+//!    the plan recorded per body (no second walk);
 //! 3. **encode**: logical VOPs field by field through the format layer's canonical [`VopEncoder`] (MTF lists, mask
 //!    forms) into the `vops` payload, plus one trace per block and a header per body. No [`Vop`](crate::format::Vop)
 //!    is built: the writer keeps, per Temporary and Arg number and per type, the MTF slot the encoder last gave it,
@@ -422,6 +423,15 @@ struct Body {
     allocas: Vec<TypeId>,
     /// Trace-table index of the body's header.
     header: u32,
+    /// The VOP types and trap reasons of the body, each at its first use, in VOP order (phase 2 strings).
+    string_uses: Vec<StringUse>,
+}
+
+/// A use of a phase-2 string (A14.5): a VOP type (a string when it has no simple form) or a trap reason.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum StringUse {
+    Type(TypeId),
+    Reason(StrId),
 }
 
 struct Lower<'m> {
@@ -453,6 +463,8 @@ struct Lower<'m> {
     bodies: Vec<Option<Body>>,
     reasons: FxHashMap<StrId, u32>,
     scratch: Vec<u8>,
+    /// By TypeId, 1 + the storage index of the last body that used the type in a VOP (0: none).
+    type_marks: Vec<u32>,
     /// The FN entry being written, and its R list: buffers kept across entries.
     entry_buffer: Vec<u8>,
     list_buffer: Vec<u8>,
@@ -500,6 +512,7 @@ impl<'m> Lower<'m> {
             bodies: Vec::new(),
             reasons: FxHashMap::default(),
             scratch: Vec::new(),
+            type_marks: vec![0; types.len()],
             entry_buffer: Vec::new(),
             list_buffer: Vec::new(),
         }
@@ -573,21 +586,26 @@ impl<'m> Lower<'m> {
             self.write_function_entry(&mut gbld, i, d)?;
         }
 
-        // Phase 2: the VOP stream's strings, in stream order.
+        // Phase 2: the VOP stream's strings, in stream order. The plan recorded each body's first uses in VOP order;
+        // replaying them body by body in storage order interns exactly what a walk of the stream would.
         for index in 0..self.bodies.len() {
-            let mut emitter = Emitter::new(m, m.function_at(index));
-            emitter.body(&mut |vop| {
-                for ty in [vop.ty, vop.stype].into_iter().flatten() {
-                    self.vop_type(ty)?;
-                }
-                if let Imm::Reason(reason) = vop.imm {
-                    if !self.reasons.contains_key(&reason) {
-                        let index = self.strings.intern(m.str(reason));
-                        self.reasons.insert(reason, index);
+            let uses = match &mut self.bodies[index] {
+                Some(body) => std::mem::take(&mut body.string_uses),
+                None => continue,
+            };
+            for string_use in uses {
+                match string_use {
+                    StringUse::Type(ty) => {
+                        self.vop_type(ty)?;
+                    }
+                    StringUse::Reason(reason) => {
+                        if !self.reasons.contains_key(&reason) {
+                            let index = self.strings.intern(m.str(reason));
+                            self.reasons.insert(reason, index);
+                        }
                     }
                 }
-                Ok(())
-            })?;
+            }
         }
 
         // Phase 3: root extensions.
@@ -648,7 +666,16 @@ impl<'m> Lower<'m> {
                 *slot = ARG | k as u32;
             }
         }
-        let mut body = Body { gbld, blocks: Vec::new(), temps: Vec::new(), allocas: Vec::new(), header: 0 };
+        let mut body = Body {
+            gbld,
+            blocks: Vec::new(),
+            temps: Vec::new(),
+            allocas: Vec::new(),
+            header: 0,
+            string_uses: Vec::new(),
+        };
+        // Marks the types this body has used so far.
+        let stamp = index as u32 + 1;
         let mut emitter = Emitter::new(m, f);
         emitter.body(&mut |vop| {
             if let Imm::Label(b) = vop.imm {
@@ -675,6 +702,20 @@ impl<'m> Lower<'m> {
             }
             for ty in [vop.ty, vop.stype].into_iter().flatten() {
                 self.visit_type(ty);
+                match self.type_marks.get_mut(ty.index()) {
+                    Some(mark) if *mark == stamp => {}
+                    Some(mark) => {
+                        *mark = stamp;
+                        body.string_uses.push(StringUse::Type(ty));
+                    }
+                    // Not in the type table: phase 2 reports it.
+                    None => body.string_uses.push(StringUse::Type(ty)),
+                }
+            }
+            if let Imm::Reason(reason) = vop.imm {
+                if !body.string_uses.contains(&StringUse::Reason(reason)) {
+                    body.string_uses.push(StringUse::Reason(reason));
+                }
             }
             Ok(())
         })?;
