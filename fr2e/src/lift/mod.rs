@@ -141,7 +141,7 @@ fn lift(bytes: &[u8], limits: &ReadLimits) -> Result<(Module, Offsets), Error> {
         signatures: FxHashMap::default(),
         function_signatures: FxHashMap::default(),
         simple: vec![None; SIMPLE_BASE_CODES * (usize::from(MAX_SIMPLE_TYPE_LEVEL) + 1)],
-        indexed_types: Vec::new(),
+        indexed_types: FxHashMap::default(),
         payload_types: PayloadCache::new(),
         depth: Vec::new(),
         structs: Vec::new(),
@@ -576,8 +576,9 @@ struct Lift<'a> {
     function_signatures: FxHashMap<&'a [u8], SigId>,
     /// Type of each simple Type ID, at `level * SIMPLE_BASE_CODES + base`.
     simple: Vec<Option<TypeId>>,
-    /// Type of each table string used as a VOP Type ID, by string index (allocated on first use).
-    indexed_types: Vec<Option<TypeId>>,
+    /// Type of each table string used as a VOP Type ID, by string index (a map: a `strz` table may hold millions of
+    /// strings, and VOPs name few of them).
+    indexed_types: FxHashMap<u32, TypeId>,
     /// Types of recent `s` payloads.
     payload_types: PayloadCache,
     /// Nesting depth of each type read so far, by TypeId (scalars 0).
@@ -742,18 +743,12 @@ impl<'a> Lift<'a> {
     fn vop_type(&mut self, ty: VopType, at: u64) -> Result<TypeId, Error> {
         match ty {
             VopType::Signature(index) => {
-                if let Some(&Some(t)) = self.indexed_types.get(index as usize) {
+                if let Some(&t) = self.indexed_types.get(&index) {
                     return Ok(t);
                 }
                 let bytes = self.strings.bytes(index.into()).unwrap_or_default();
                 let t = self.signature_type(bytes, at)?;
-                if self.indexed_types.is_empty() {
-                    // One slot per table string: bounded by the string table, which the input holds.
-                    self.indexed_types = vec![None; usize::try_from(self.strings.count()).unwrap_or(0)];
-                }
-                if let Some(slot) = self.indexed_types.get_mut(index as usize) {
-                    *slot = Some(t);
-                }
+                self.indexed_types.insert(index, t);
                 Ok(t)
             }
             VopType::Simple { level, base } => {
