@@ -18,9 +18,10 @@
 //! order, must follow the stream order without overlapping (the canonical layout of A12 does; B81 allows readers to
 //! ignore VOPs outside traces, and those are decoded and skipped). Bodies are stored in the order of their VOPs.
 //!
-//! Hot paths: a canonical `V` (one small `s`) is recognised from its header bytes, `s` payloads of up to 8 bytes
-//! resolve through a small direct-mapped cache, and VOP Type IDs through arrays by simple code and string index, so
-//! signature text is parsed once per distinct string. [`read_module_unverified`] stops before verification.
+//! Hot paths: a canonical `V` (one small `s`, perhaps one small 0x10) is recognised from its header bytes, `s`
+//! payloads of up to 8 bytes resolve through a small direct-mapped cache, and VOP Type IDs through an array by simple
+//! code and a map by string index, so signature text is parsed once per distinct string. [`read_module_unverified`]
+//! stops before verification.
 
 mod body;
 
