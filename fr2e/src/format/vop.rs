@@ -7,7 +7,9 @@
 //!
 //! Decoding is strictly sequential over the whole chunk with one set of MTF lists, empty at the start and never reset
 //! (A13, B44). [`VopDecoder`] yields one VOP at a time for callers that stream; [`VopStream::read`] collects them.
-//! [`VopEncoder`] applies the canonical rule: a value found in its list is written as a repeat (A13).
+//! [`VopEncoder`] applies the canonical rule: a value found in its list is written as a repeat (A13). It takes whole
+//! [`Vop`]s, or a VOP field by field ([`VopEncoder::begin`] and the field methods) for writers that know each
+//! register's and type's list slot and so need no search ([`SearchMtf::find_or_push_at`]).
 
 use super::error::{ErrorKind, FormatError, WriteError};
 use super::immediate::{field_interleaved, field_split, Immediate};
