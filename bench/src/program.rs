@@ -1,11 +1,12 @@
 //! W1 and W2 as abstract programs: the random op draws of `shared/reference/workloads.md` resolved into CLIF value
 //! numbers and WebAssembly locals, from which the CLIF, wasm and LLVM generators write their forms.
 //!
-//! The Whale forms come from `ir/benches/workloads.rs` (included by `lib.rs`); its recorded draws are private to that
-//! file, so the draw is repeated here from the same PRNG (`SplitMix64` is shared). The harness checks that every form
-//! computes the expected results of the workloads document (`whale-bench check`), which ties the two together.
+//! The draws themselves are the ones recorded by `ir/benches/workloads.rs` (included by `lib.rs`), which the Whale
+//! forms replay too, so every form is built from one draw sequence; this file only resolves each draw's operands into
+//! CLIF numbers and wasm locals. The harness checks that every form computes the expected results of the workloads
+//! document (`whale-bench check`).
 
-use crate::whale_w12::SplitMix64;
+use crate::whale_w12::{w1_recipe, w2_recipe, Draw};
 
 /// The binary operators of the op draw, in draw order.
 pub const BINARY: [&str; 6] = ["iadd", "isub", "imul", "band", "bor", "bxor"];
@@ -66,29 +67,24 @@ impl Pool {
     }
 }
 
-/// One random op draw (workloads.md "Random op draw"), defining value `number`.
-fn draw(
-    rng: &mut SplitMix64,
+/// Resolves one recorded draw (workloads.md "Random op draw") defining value `number`.
+fn resolve(
+    d: Draw,
     pool: &mut Pool,
     params: [Val; 2],
     last_bool: &mut Option<Val>,
     bool_local: u32,
-    wide: bool,
     number: u32,
 ) -> Op {
-    let mut op = rng.below(8) as u8;
-    if op == 7 && last_bool.is_none() {
-        op = 6;
-    }
-    let kind = match op {
-        6 => Kind::Icmp(rng.below(10) as u8),
+    let kind = match d.op {
+        6 => Kind::Icmp(d.cc),
         7 => Kind::Select,
         n => Kind::Binary(n),
     };
     let p = &pool.values;
     let w = p.len().min(8);
-    let x = p[p.len() - 1 - rng.below(w as u64) as usize];
-    let k = rng.below(w as u64 + 2) as usize;
+    let x = p[p.len() - 1 - usize::from(d.x_back)];
+    let k = usize::from(d.k);
     let mut y = if k < w { p[p.len() - 1 - k] } else { params[k - w] };
     if y == x {
         y = if x != params[0] { params[0] } else { params[1] };
@@ -102,7 +98,7 @@ fn draw(
         }
         _ => pool.push(number),
     };
-    Op { kind, wide, result, x, y, cond }
+    Op { kind, wide: d.wide, result, x, y, cond }
 }
 
 /// W1(N): `w1(v0: i64, v1: i64, v2: i32, v3: i32) -> i64`, one block.
@@ -120,18 +116,19 @@ pub const W1_BOOL_LOCAL: u32 = 20;
 impl W1 {
     /// Draws W1(n).
     pub fn new(n: usize) -> W1 {
-        let mut rng = SplitMix64::new(0x5731);
         let val = |number| Val { number, local: number };
         let mut p64 = Pool { values: vec![val(0), val(1)], first_ring_entry: 2, ring: 4 };
         let mut p32 = Pool { values: vec![val(2), val(3)], first_ring_entry: 2, ring: 12 };
         let mut last_bool = None;
-        let ops = (0..n)
-            .map(|i| {
+        let ops = w1_recipe(n)
+            .into_iter()
+            .enumerate()
+            .map(|(i, d)| {
                 let number = u32::try_from(4 + i).expect("W1 sizes fit u32");
-                if rng.below(2) == 0 {
-                    draw(&mut rng, &mut p64, [val(0), val(1)], &mut last_bool, W1_BOOL_LOCAL, true, number)
+                if d.wide {
+                    resolve(d, &mut p64, [val(0), val(1)], &mut last_bool, W1_BOOL_LOCAL, number)
                 } else {
-                    draw(&mut rng, &mut p32, [val(2), val(3)], &mut last_bool, W1_BOOL_LOCAL, false, number)
+                    resolve(d, &mut p32, [val(2), val(3)], &mut last_bool, W1_BOOL_LOCAL, number)
                 }
             })
             .collect();
@@ -169,19 +166,19 @@ pub struct W2 {
 impl W2 {
     /// Draws W2(m).
     pub fn new(m: usize) -> W2 {
-        let functions = (0..m)
-            .map(|k| {
-                let mut rng = SplitMix64::new(0x5732_0000 + k as u64);
-                let trip = 2 + rng.below(4);
-                let callee = (k > 0).then(|| rng.below(k as u64) as u32);
+        let functions = w2_recipe(m)
+            .into_iter()
+            .map(|f| {
                 let val = |number, local| Val { number, local };
                 let mut pool = Pool { values: vec![val(1, 1), val(5, 2), val(6, 3)], first_ring_entry: 3, ring: 4 };
                 let params = [val(0, 0), val(1, 1)];
                 let mut last_bool = None;
-                let body = (0..40)
-                    .map(|j| draw(&mut rng, &mut pool, params, &mut last_bool, W2_BOOL_LOCAL, true, 7 + j))
+                let body = (7..)
+                    .zip(f.body)
+                    .map(|(number, d)| resolve(d, &mut pool, params, &mut last_bool, W2_BOOL_LOCAL, number))
                     .collect();
-                W2Function { trip, callee, body, last: pool.last() }
+                let callee = f.callee.map(|c| u32::try_from(c).expect("W2 sizes fit u32"));
+                W2Function { trip: f.trip, callee, body, last: pool.last() }
             })
             .collect();
         W2 { functions }

@@ -40,15 +40,15 @@ impl SplitMix64 {
 #[derive(Clone, Copy, Debug)]
 pub struct Draw {
     /// 0..6 binary op, 6 icmp, 7 select.
-    op: u8,
+    pub op: u8,
     /// Condition index for icmp.
-    cc: u8,
+    pub cc: u8,
     /// `x = P[len - 1 - x_back]`.
-    x_back: u8,
+    pub x_back: u8,
     /// `k` of the draw: `< w` picks from the pool, else a parameter.
-    k: u8,
+    pub k: u8,
     /// W1 only: whether the op is on i64 (else i32).
-    wide: bool,
+    pub wide: bool,
 }
 
 const CONDITIONS: [ICmpPred; 10] = [
@@ -190,9 +190,12 @@ pub fn w1_abstract_instructions(n: usize) -> usize {
 
 /// The draws of one W2 function: trip count, callee, 40 body ops.
 pub struct W2Function {
-    trip: u64,
-    callee: Option<usize>,
-    body: Vec<Draw>,
+    /// Loop iterations, 2..=5.
+    pub trip: u64,
+    /// The called function (none for f0).
+    pub callee: Option<usize>,
+    /// The 40 body draws.
+    pub body: Vec<Draw>,
 }
 
 /// The recorded draws of W2(m).
