@@ -2,9 +2,9 @@
 //!
 //! `encode` indents by nesting depth, so about 80 % of a pretty-printed program
 //! is whitespace, and serde_json skips it one byte at a time through its reader
-//! (about ten instructions a byte: more than it spends on the tokens). Here runs
-//! of spaces are skipped eight bytes at a time and the tokens copied, which
-//! costs a fraction of that, and the decoder reads the copy.
+//! (about ten instructions a byte, as much in all as it spends on the tokens).
+//! Here runs of spaces are skipped eight bytes at a time and the tokens copied,
+//! in about half that time, and the decoder reads the copy.
 //!
 //! The copy has exactly the tokens of the original: strings are copied whole
 //! (their end found as serde_json finds it: a `"` not escaped by `\`), and
