@@ -304,7 +304,8 @@ fn stop_point(code: &[Op], pc_info: &[PcInfo], start: usize, fuel: u64) -> Optio
 
 /// What a run keeps outside the dispatch loop's registers: the program's side
 /// tables and everything that calls, returns, traps and rare operations need.
-/// The loop itself holds only `pc`, the fuel, the code and the frame window.
+/// The loop itself holds only `pc`, the fuel, the code, the value stack and the
+/// current frame window.
 struct Cx<'a> {
     entry_cost: &'a [u32],
     pc_info: &'a [PcInfo],
@@ -334,7 +335,7 @@ struct Cx<'a> {
     patch: &'a mut Option<(usize, Op)>,
     fuel_out: &'a mut u64,
     deficit: &'a mut u64,
-    /// The current frame window is `regs[base .. base + size]`.
+    /// The current frame is `regs[base .. base + size]` (its window may extend further).
     base: usize,
     size: usize,
     /// The site [`Op::StepLimit`] reports.
