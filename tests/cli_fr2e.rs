@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 mod common;
 
-use common::{example, stderr, stdout, whale, whale_stdin};
+use common::{arg, example, stderr, stdout, whale, whale_stdin};
 
 fn examples() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples"))
@@ -18,17 +18,10 @@ fn examples() -> Vec<PathBuf> {
     out
 }
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
 /// Converts `input` to `output` (format from the extension) and checks the note.
 fn convert(input: &Path, output: &Path, extra: &[&str]) {
-    let mut args = vec!["ir", "convert", s(input), "-o", s(output)];
-    args.extend_from_slice(extra);
-    let o = whale(&args);
-    assert!(o.status.success(), "{}: {}", input.display(), stderr(&o));
-    assert!(stdout(&o).starts_with("Wrote "), "{}", stdout(&o));
+    let note = common::convert(input, output, extra);
+    assert!(note.starts_with("Wrote "), "{note}");
 }
 
 #[test]
@@ -54,13 +47,13 @@ fn convert_round_trips_every_example() {
         assert_eq!(fs::read(&again).unwrap(), fs::read(&image).unwrap(), "{stem}");
         // The interpreter behaves the same on the image (results, traps and errors alike, file names aside).
         let run = |input: &Path| {
-            let o = whale(&["ir", "run", s(input), "--function", "main"]);
-            (o.status.code(), stdout(&o), stderr(&o).replace(s(input), "IN"))
+            let o = whale(&["ir", "run", arg(input), "--function", "main"]);
+            (o.status.code(), stdout(&o), stderr(&o).replace(arg(input), "IN"))
         };
         assert_eq!(run(&image), run(&json), "{stem}");
         // `ir lower --emit fr2e` writes the same image.
         let lowered = dir.path().join(format!("{stem}.lowered"));
-        let o = whale(&["ir", "lower", s(&json), "--emit", "fr2e", "-o", s(&lowered)]);
+        let o = whale(&["ir", "lower", arg(&json), "--emit", "fr2e", "-o", arg(&lowered)]);
         assert!(o.status.success(), "{}", stderr(&o));
         assert_eq!(fs::read(&lowered).unwrap(), fs::read(&image).unwrap(), "{stem}");
     }
@@ -72,11 +65,11 @@ fn every_command_reads_images_by_content() {
     // No telling extension: detection is by content.
     let image = dir.path().join("fib.bin");
     convert(&example("fib.json"), &image, &["--to", "fr2e"]);
-    let v = whale(&["ir", "verify", s(&image)]);
+    let v = whale(&["ir", "verify", arg(&image)]);
     assert!(v.status.success(), "{}", stderr(&v));
     assert_eq!(stdout(&v), format!("Verified IR {}\n", image.display()));
-    let text = whale(&["ir", "print", s(&example("fib.json"))]);
-    let p = whale(&["ir", "print", s(&image)]);
+    let text = whale(&["ir", "print", arg(&example("fib.json"))]);
+    let p = whale(&["ir", "print", arg(&image)]);
     assert!(p.status.success(), "{}", stderr(&p));
     assert_eq!(p.stdout, text.stdout);
     // Binary input on standard input skips the UTF-8 check.
@@ -85,12 +78,12 @@ fn every_command_reads_images_by_content() {
     assert!(p.status.success(), "{}", stderr(&p));
     assert_eq!(p.stdout, text.stdout);
     // The interpreter runs an image like text.
-    let from_json = whale(&["ir", "run", s(&example("fib.json")), "--function", "main"]);
-    let from_image = whale(&["ir", "run", s(&image), "--function", "main"]);
+    let from_json = whale(&["ir", "run", arg(&example("fib.json")), "--function", "main"]);
+    let from_image = whale(&["ir", "run", arg(&image), "--function", "main"]);
     assert!(from_image.status.success(), "{}", stderr(&from_image));
     assert_eq!(from_image.stdout, from_json.stdout);
     // Images written to standard output (not a terminal here) are the file's bytes.
-    let o = whale(&["ir", "convert", s(&example("fib.json")), "-o", "-", "--to", "fr2e"]);
+    let o = whale(&["ir", "convert", arg(&example("fib.json")), "-o", "-", "--to", "fr2e"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(o.stdout, bytes);
 }
@@ -102,9 +95,9 @@ fn compressed_strings_read_back() {
     convert(&example("calls.json"), &plain, &[]);
     convert(&example("calls.json"), &packed, &["--compress-strings"]);
     assert_ne!(fs::read(&plain).unwrap(), fs::read(&packed).unwrap());
-    assert!(whale(&["fr2e", "dump", s(&packed)]).stdout.windows(6).any(|w| w == b"`strz`"));
+    assert!(whale(&["fr2e", "dump", arg(&packed)]).stdout.windows(6).any(|w| w == b"`strz`"));
     convert(&packed, &back, &[]);
-    let text = whale(&["ir", "print", s(&example("calls.json"))]);
+    let text = whale(&["ir", "print", arg(&example("calls.json"))]);
     assert_eq!(fs::read(&back).unwrap(), text.stdout);
 }
 
@@ -113,7 +106,7 @@ fn dump_lists_every_part_with_offsets() {
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("fib.fr2e");
     convert(&example("fib.json"), &image, &[]);
-    let o = whale(&["fr2e", "dump", s(&image)]);
+    let o = whale(&["fr2e", "dump", arg(&image)]);
     assert!(o.status.success(), "{}", stderr(&o));
     let listing = stdout(&o);
     let len = fs::read(&image).unwrap().len();
@@ -142,7 +135,7 @@ fn dump_lists_every_part_with_offsets() {
     assert_eq!(listed, len);
     // To a file, atomically.
     let out = dir.path().join("fib.txt");
-    let f = whale(&["fr2e", "dump", s(&image), "-o", s(&out)]);
+    let f = whale(&["fr2e", "dump", arg(&image), "-o", arg(&out)]);
     assert!(f.status.success(), "{}", stderr(&f));
     assert_eq!(fs::read_to_string(&out).unwrap(), listing);
 }
@@ -157,7 +150,7 @@ fn broken_images_fail_with_offsets_and_write_nothing() {
     let broken = dir.path().join("broken.fr2e");
     fs::write(&broken, &bytes[..bytes.len() - 3]).unwrap();
     let out = dir.path().join("out.wir");
-    let o = whale(&["ir", "convert", s(&broken), "-o", s(&out)]);
+    let o = whale(&["ir", "convert", arg(&broken), "-o", arg(&out)]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).starts_with(&format!("Error: {}: offset 0x0: ", broken.display())), "{}", stderr(&o));
     assert!(!out.exists());
@@ -166,7 +159,7 @@ fn broken_images_fail_with_offsets_and_write_nothing() {
     let at = bytes.windows(2).position(|w| w == [0x1d, 0x05]).unwrap();
     edited[at + 1] = 0x13;
     fs::write(&broken, &edited).unwrap();
-    let o = whale(&["ir", "verify", s(&broken)]);
+    let o = whale(&["ir", "verify", arg(&broken)]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o),
@@ -174,27 +167,27 @@ fn broken_images_fail_with_offsets_and_write_nothing() {
     );
     // dump lists what it can, then fails.
     fs::write(&broken, &bytes[..bytes.len() - 3]).unwrap();
-    let d = whale(&["fr2e", "dump", s(&broken)]);
+    let d = whale(&["fr2e", "dump", arg(&broken)]);
     assert_eq!(d.status.code(), Some(1));
     assert!(stderr(&d).starts_with("Error: "), "{}", stderr(&d));
     let listing = dir.path().join("listing.txt");
-    let d = whale(&["fr2e", "dump", s(&broken), "-o", s(&listing)]);
+    let d = whale(&["fr2e", "dump", arg(&broken), "-o", arg(&listing)]);
     assert_eq!(d.status.code(), Some(1));
     assert!(!listing.exists());
     // Output formats that cannot be told, or do not fit, are refused before anything is read or written.
     let odd = dir.path().join("out.bin");
-    let o = whale(&["ir", "convert", s(&image), "-o", s(&odd)]);
+    let o = whale(&["ir", "convert", arg(&image), "-o", arg(&odd)]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("use --to wir|fr2e"), "{}", stderr(&o));
-    let o = whale(&["ir", "convert", s(&image), "-o", s(&out), "--compress-strings"]);
+    let o = whale(&["ir", "convert", arg(&image), "-o", arg(&out), "--compress-strings"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(!odd.exists() && !out.exists());
-    let o = whale(&["ir", "convert", s(&image), "-o", s(&image)]);
+    let o = whale(&["ir", "convert", arg(&image), "-o", arg(&image)]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(fs::read(&image).unwrap(), bytes);
     // Usage errors keep clap's exit code.
-    assert_eq!(whale(&["ir", "convert", s(&image), "-o", s(&out), "--to", "bc"]).status.code(), Some(2));
-    assert_eq!(whale(&["ir", "convert", s(&image)]).status.code(), Some(2));
+    assert_eq!(whale(&["ir", "convert", arg(&image), "-o", arg(&out), "--to", "bc"]).status.code(), Some(2));
+    assert_eq!(whale(&["ir", "convert", arg(&image)]).status.code(), Some(2));
     let entries: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(entries.len(), 2, "{entries:?}");
 }

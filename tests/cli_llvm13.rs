@@ -7,18 +7,12 @@ use std::path::Path;
 
 mod common;
 
-use common::{example, stderr, stdout, whale, whale_stdin};
+use common::{arg, example, stderr, stdout, whale, whale_stdin};
 
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
+/// Converts `input` to LLVM 1.3 bytecode at `output` and checks the note.
 fn convert(input: &Path, output: &Path, extra: &[&str]) {
-    let mut args = vec!["ir", "convert", s(input), "-o", s(output)];
-    args.extend_from_slice(extra);
-    let o = whale(&args);
-    assert!(o.status.success(), "{}: {}", input.display(), stderr(&o));
-    assert_eq!(stdout(&o), format!("Wrote LLVM 1.3 bytecode to {}\n", output.display()));
+    let note = common::convert(input, output, extra);
+    assert_eq!(note, format!("Wrote LLVM 1.3 bytecode to {}\n", output.display()));
 }
 
 #[test]
@@ -34,13 +28,13 @@ fn representable_examples_convert_and_run_the_same() {
         convert(&bc, &again, &["--to", "llvm13"]);
         assert_eq!(fs::read(&again).unwrap(), fs::read(&bc).unwrap(), "{stem}");
         // Every command takes bytecode.
-        let o = whale(&["ir", "verify", s(&bc)]);
+        let o = whale(&["ir", "verify", arg(&bc)]);
         assert!(o.status.success(), "{stem}: {}", stderr(&o));
-        let o = whale(&["ir", "print", s(&bc)]);
+        let o = whale(&["ir", "print", arg(&bc)]);
         assert!(o.status.success() && stdout(&o).starts_with("module {"), "{stem}: {}", stderr(&o));
         let run = |input: &Path| {
-            let o = whale(&["ir", "run", s(input), "--function", "main"]);
-            (o.status.code(), stdout(&o), stderr(&o).replace(s(input), "IN"))
+            let o = whale(&["ir", "run", arg(input), "--function", "main"]);
+            (o.status.code(), stdout(&o), stderr(&o).replace(arg(input), "IN"))
         };
         assert_eq!(run(&bc), run(&json), "{stem}");
     }
@@ -50,7 +44,7 @@ fn representable_examples_convert_and_run_the_same() {
 fn unrepresentable_input_fails_without_output() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("literals.bc");
-    let o = whale(&["ir", "convert", s(&example("literals.json")), "-o", s(&out)]);
+    let o = whale(&["ir", "convert", arg(&example("literals.json")), "-o", arg(&out)]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).starts_with("Error: LLVM 1.3: type "), "{}", stderr(&o));
     assert!(stderr(&o).contains("has no LLVM 1.3 equivalent"), "{}", stderr(&o));
@@ -62,18 +56,18 @@ fn dump_lists_blocks_and_disassembles() {
     let dir = tempfile::tempdir().unwrap();
     let bc = dir.path().join("fib.bc");
     convert(&example("fib.json"), &bc, &[]);
-    let o = whale(&["llvm13", "dump", s(&bc)]);
+    let o = whale(&["llvm13", "dump", arg(&bc)]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).starts_with("00000000: magic \"llvm\"\n"), "{}", stdout(&o));
     assert!(stdout(&o).contains("<type pool"), "{}", stdout(&o));
-    let o = whale(&["llvm13", "dump", "--disasm", s(&bc)]);
+    let o = whale(&["llvm13", "dump", "--disasm", arg(&bc)]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("internal ulong %fib(ulong %n) {"), "{}", stdout(&o));
     // From standard input, and into a file.
     let o = whale_stdin(&["llvm13", "dump", "--disasm", "-"], &fs::read(&bc).unwrap());
     assert!(stdout(&o).contains("implementation"), "{}", stderr(&o));
     let listing = dir.path().join("fib.txt");
-    let o = whale(&["llvm13", "dump", s(&bc), "-o", s(&listing)]);
+    let o = whale(&["llvm13", "dump", arg(&bc), "-o", arg(&listing)]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(fs::read_to_string(&listing).unwrap().starts_with("00000000: magic"));
 }
@@ -83,15 +77,17 @@ fn malformed_bytecode_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.bc");
     fs::write(&bad, b"llvm\x01\x00\x00\x00\xff\x00\x00\x00").unwrap();
-    for args in
-        [vec!["llvm13", "dump", s(&bad)], vec!["ir", "verify", s(&bad)], vec!["llvm13", "dump", "--disasm", s(&bad)]]
-    {
+    for args in [
+        vec!["llvm13", "dump", arg(&bad)],
+        vec!["ir", "verify", arg(&bad)],
+        vec!["llvm13", "dump", "--disasm", arg(&bad)],
+    ] {
         let o = whale(&args);
         assert_eq!(o.status.code(), Some(1), "{args:?}");
         assert!(stderr(&o).starts_with(&format!("Error: {}: ", bad.display())), "{}", stderr(&o));
     }
     let out = dir.path().join("out.wir");
-    let o = whale(&["ir", "convert", s(&bad), "-o", s(&out)]);
+    let o = whale(&["ir", "convert", arg(&bad), "-o", arg(&out)]);
     assert_eq!(o.status.code(), Some(1));
     assert!(!out.exists());
 }
@@ -100,10 +96,10 @@ fn malformed_bytecode_is_an_error() {
 fn output_format_comes_from_the_extension_or_the_flag() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("fib.out");
-    let o = whale(&["ir", "convert", s(&example("fib.json")), "-o", s(&out)]);
+    let o = whale(&["ir", "convert", arg(&example("fib.json")), "-o", arg(&out)]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("--to wir|fr2e|llvm13"), "{}", stderr(&o));
     convert(&example("fib.json"), &out, &["--to", "llvm13"]);
-    let o = whale(&["ir", "convert", s(&example("fib.json")), "-o", "x", "--to", "llvm14"]);
+    let o = whale(&["ir", "convert", arg(&example("fib.json")), "-o", "x", "--to", "llvm14"]);
     assert_eq!(o.status.code(), Some(2));
 }

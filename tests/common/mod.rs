@@ -38,3 +38,17 @@ pub fn stderr(o: &Output) -> String {
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
+
+/// A path as a command-line argument (test paths are UTF-8).
+pub fn arg(p: &Path) -> &str {
+    p.to_str().expect("test paths are UTF-8")
+}
+
+/// Runs `whale ir convert INPUT -o OUTPUT EXTRA…`, requires success, and returns its standard output.
+pub fn convert(input: &Path, output: &Path, extra: &[&str]) -> String {
+    let mut args = vec!["ir", "convert", arg(input), "-o", arg(output)];
+    args.extend_from_slice(extra);
+    let o = whale(&args);
+    assert!(o.status.success(), "{}: {}", input.display(), stderr(&o));
+    stdout(&o)
+}
