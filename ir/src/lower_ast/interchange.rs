@@ -1,7 +1,16 @@
 //! The AST format-2 JSON envelope: strict decoding and canonical encoding
 //! (whale-upstream §f.1; docs/interchange.md).
 //!
-//! A text that is accepted is read in one pass: serde_json deserializes the
+//! Texts in the common forms are read by [`super::fast_json`]: a hand-written
+//! reader straight into a borrowed tree in a bump arena, which is then copied
+//! into the owned [`Program`]. It declines every text outside the forms it can
+//! check exactly (escapes in strings, unusual numbers, other versions, anything
+//! invalid), and those take the strict path below, which alone reports errors.
+//! The fast reader accepts only texts the strict path accepts, with the same
+//! program; debug builds check this on every accepted text (they run the strict
+//! path too and panic on a difference), so every test that decodes tests it.
+//!
+//! The strict path reads an accepted text in one pass: serde_json deserializes the
 //! envelope into [`Program`] with derived, `deny_unknown_fields` types, through
 //! [`Strict`] so that a struct is only ever read from an object. That pass alone
 //! is as strict as the format: every object of the schema is either a struct,
@@ -21,7 +30,7 @@
 //! that keeps the unescaped keys of each object and rejects a repeated one
 //! (serde_json's own maps would silently keep the last), and its syntax or
 //! duplicate-key error wins; only a text it accepts gets the typed pass's schema
-//! error. Errors cost two passes; accepted texts, one.
+//! error. Errors cost two passes (after the fast reader's attempt); accepted texts, one.
 //!
 //! Large pretty-printed texts, which are mostly indentation, are first copied
 //! without their layout whitespace ([`super::whitespace`]), which has the same
@@ -32,12 +41,15 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt;
 
+use bumpalo::Bump;
 use rustc_hash::FxHashSet;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
+use super::fast_json;
 use super::frontend::Program;
 use super::strict::Strict;
+use super::tree;
 use super::whitespace;
 use super::AST_FORMAT_VERSION;
 
@@ -45,7 +57,7 @@ use super::AST_FORMAT_VERSION;
 pub const DEFAULT_MAX_INPUT_BYTES: usize = 8 * 1024 * 1024;
 
 /// The only semantics version of format 2.
-const SEMANTICS_VERSION: u64 = 1;
+pub(super) const SEMANTICS_VERSION: u64 = 1;
 
 /// Why an AST JSON text was rejected. Variants that come from the JSON reader
 /// carry serde_json's 1-based `line` and `column`.
@@ -165,6 +177,33 @@ pub fn decode_with_limit(src: &str, max_input_bytes: usize) -> Result<Program, D
     if src.len() > max_input_bytes {
         return Err(DecodeError::InputTooLarge { len: src.len(), limit: max_input_bytes });
     }
+    match read_fast(src) {
+        Some(program) => Ok(program),
+        None => decode_with_serde(src),
+    }
+}
+
+/// The program of `src` if [`fast_json`] accepts it (its arena is gone when
+/// the strict path runs).
+fn read_fast(src: &str) -> Option<Program> {
+    let bump = Bump::new();
+    let program = tree::to_owned(&fast_json::read(src, &bump)?);
+    // Every test that decodes thereby checks the fast reader against serde.
+    #[cfg(debug_assertions)]
+    {
+        let strict = decode_with_serde(src);
+        assert!(
+            strict.as_ref() == Ok(&program),
+            "the fast JSON reader accepted a text that serde reads differently: {:?}",
+            strict.as_ref().map(|_| "another program")
+        );
+    }
+    Some(program)
+}
+
+/// The strict decoder: serde_json and the derived types, with the upstream
+/// error precedence.
+pub(super) fn decode_with_serde(src: &str) -> Result<Program, DecodeError> {
     let envelope = match whitespace::strip(src) {
         // The stripped text has the tokens of `src`; errors are reported from
         // `src`, with its positions.
