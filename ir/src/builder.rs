@@ -173,6 +173,15 @@ impl ModuleBuilder {
         }
     }
 
+    /// Makes room for about `insts` more instructions and as many values, so
+    /// that a caller who can estimate a module's size saves the regrowth copies.
+    pub(crate) fn reserve_insts(&mut self, insts: usize) {
+        let m = &mut self.module;
+        m.insts.reserve(insts);
+        m.inst_results.reserve(insts);
+        m.value_types.reserve(insts);
+    }
+
     /// Interns `ty` in the module's type pool.
     pub fn intern_type(&mut self, ty: &Type) -> TypeId {
         self.module.types.intern_type(ty)
@@ -434,7 +443,8 @@ impl<'a> FunctionBuilder<'a> {
         self.mb.module.value_type(v)
     }
 
-    fn intern(&mut self, ty: &Type) -> TypeId {
+    /// The module's id of `ty`, interning it.
+    pub(crate) fn intern(&mut self, ty: &Type) -> TypeId {
         self.mb.module.types.intern_type(ty)
     }
 
@@ -474,6 +484,12 @@ impl<'a> FunctionBuilder<'a> {
     fn try_append(&mut self, data: InstData, result: Option<TypeId>) -> Result<Option<ValueId>, BuildError> {
         let local =
             if self.mb.terminated[self.current_local] { self.check_append(data.opcode())? } else { self.current_local };
+        Ok(self.push_at(data, result, local))
+    }
+
+    /// Appends `data` to local block `local`, which has no terminator yet.
+    #[inline]
+    fn push_at(&mut self, data: InstData, result: Option<TypeId>, local: usize) -> Option<ValueId> {
         let key = if local == 0 {
             if matches!(data, InstData::Memory { op: Opcode::Alloca, .. }) && !self.entry_body_started {
                 0
@@ -484,7 +500,7 @@ impl<'a> FunctionBuilder<'a> {
         } else {
             2 * local as u32 + 1
         };
-        Ok(self.push_inst(data, result, key, local))
+        self.push_inst(data, result, key, local)
     }
 
     fn push_inst(&mut self, data: InstData, result: Option<TypeId>, key: u32, local: usize) -> Option<ValueId> {
@@ -501,7 +517,17 @@ impl<'a> FunctionBuilder<'a> {
 
     /// Appends `data`; on misuse records a [`BuildError`] and returns a fresh,
     /// undefined id for value-producing instructions so callers can go on.
+    #[inline]
     fn append(&mut self, data: InstData, result: Option<TypeId>) -> Option<ValueId> {
+        let local = self.current_local;
+        if self.mb.terminated[local] {
+            return self.append_misused(data, result);
+        }
+        self.push_at(data, result, local)
+    }
+
+    #[cold]
+    fn append_misused(&mut self, data: InstData, result: Option<TypeId>) -> Option<ValueId> {
         match self.try_append(data, result) {
             Ok(v) => v,
             Err(error) => {
@@ -518,18 +544,11 @@ impl<'a> FunctionBuilder<'a> {
         }
     }
 
-    fn note_annotation(&mut self, op: Opcode, value: ValueId, annotated: &Type) {
-        let annotated_id = self.intern(annotated);
+    fn note_annotation(&mut self, op: Opcode, value: ValueId, annotated: TypeId) {
         if let Some(actual) = self.value_type(value) {
-            if actual != annotated_id {
-                let actual = self.mb.module.ty(actual);
-                let error = BuildError::AnnotationMismatch {
-                    func: self.name.clone(),
-                    op,
-                    value,
-                    annotated: annotated.clone(),
-                    actual,
-                };
+            if actual != annotated {
+                let (annotated, actual) = (self.mb.module.ty(annotated), self.mb.module.ty(actual));
+                let error = BuildError::AnnotationMismatch { func: self.name.clone(), op, value, annotated, actual };
                 self.mb.module.build_errors.push(error);
             }
         }
@@ -543,7 +562,8 @@ impl<'a> FunctionBuilder<'a> {
         self.constant_id(ty, value)
     }
 
-    fn constant_id(&mut self, ty: TypeId, value: ConstValue) -> ValueId {
+    /// [`Self::constant`] of an interned type.
+    pub(crate) fn constant_id(&mut self, ty: TypeId, value: ConstValue) -> ValueId {
         let data = match encode_const(value) {
             Some((kind, bits)) => InstData::Const { kind, bits },
             None => {
@@ -671,6 +691,11 @@ impl<'a> FunctionBuilder<'a> {
     /// A binary operation `OP T %a, %b`.
     pub fn bin(&mut self, op: BinOp, ty: Type, lhs: ValueId, rhs: ValueId) -> ValueId {
         let ty = self.intern(&ty);
+        self.bin_id(op, ty, lhs, rhs)
+    }
+
+    /// [`Self::bin`] of an interned type.
+    pub(crate) fn bin_id(&mut self, op: BinOp, ty: TypeId, lhs: ValueId, rhs: ValueId) -> ValueId {
         self.append_value(InstData::Binary { op: op.opcode(), args: [lhs, rhs] }, ty)
     }
 
@@ -701,9 +726,19 @@ impl<'a> FunctionBuilder<'a> {
     }
 
     fn compare(&mut self, op: Opcode, pred: u8, ty: Type, lhs: ValueId, rhs: ValueId) -> ValueId {
+        let ty = self.intern(&ty);
+        self.compare_id(op, pred, ty, lhs, rhs)
+    }
+
+    /// [`Self::cmp`] of an interned type.
+    pub(crate) fn cmp_id(&mut self, op: CmpOp, ty: TypeId, lhs: ValueId, rhs: ValueId) -> ValueId {
+        self.compare_id(Opcode::Cmp, op as u8, ty, lhs, rhs)
+    }
+
+    fn compare_id(&mut self, op: Opcode, pred: u8, ty: TypeId, lhs: ValueId, rhs: ValueId) -> ValueId {
         // Operand types are stored once, on the operands; a differing restated
         // annotation is builder misuse.
-        self.note_annotation(op, lhs, &ty);
+        self.note_annotation(op, lhs, ty);
         self.append_value(InstData::Compare { op, pred, args: [lhs, rhs] }, TypeId::BOOL)
     }
 
@@ -722,7 +757,8 @@ impl<'a> FunctionBuilder<'a> {
     /// `extract %vT, IDX` with result type `dst_ty` (`tuple_ty` is the operand's
     /// restated type, checked against the operand).
     pub fn extract(&mut self, tuple_ty: Type, dst_ty: Type, tuple: ValueId, index: u32) -> ValueId {
-        self.note_annotation(Opcode::Extract, tuple, &tuple_ty);
+        let tuple_ty = self.intern(&tuple_ty);
+        self.note_annotation(Opcode::Extract, tuple, tuple_ty);
         let ty = self.intern(&dst_ty);
         self.append_value(InstData::Extract { agg: tuple, index }, ty)
     }
@@ -758,21 +794,27 @@ impl<'a> FunctionBuilder<'a> {
 
     /// `alloca T, align A` in the current block; result `ptr<T>`.
     pub fn alloca(&mut self, ty: Type, align: u32) -> ValueId {
-        let (data, ptr_ty) = self.alloca_data(&ty, align);
+        let ty = self.intern(&ty);
+        let (data, ptr_ty) = self.alloca_data(ty, align);
         self.append_value(data, ptr_ty)
     }
 
     /// `alloca T, align A` placed in the entry block after its leading allocas.
     pub fn alloca_in_entry(&mut self, ty: Type, align: u32) -> ValueId {
-        let (data, ptr_ty) = self.alloca_data(&ty, align);
+        let ty = self.intern(&ty);
+        self.alloca_in_entry_id(ty, align)
+    }
+
+    /// [`Self::alloca_in_entry`] of an interned type.
+    pub(crate) fn alloca_in_entry_id(&mut self, ty: TypeId, align: u32) -> ValueId {
+        let (data, ptr_ty) = self.alloca_data(ty, align);
         match self.push_inst(data, Some(ptr_ty), 0, 0) {
             Some(v) => v,
             None => unreachable!("alloca defines a value"),
         }
     }
 
-    fn alloca_data(&mut self, ty: &Type, align: u32) -> (InstData, TypeId) {
-        let ty = self.intern(ty);
+    fn alloca_data(&mut self, ty: TypeId, align: u32) -> (InstData, TypeId) {
         let ptr_ty = self.mb.module.types.intern(TypeKey::Ptr(ty));
         (InstData::Memory { op: Opcode::Alloca, align, ty, ptr: PackedOption::NONE }, ptr_ty)
     }
@@ -780,18 +822,34 @@ impl<'a> FunctionBuilder<'a> {
     /// `load T, ptr<T> %p, align A`.
     pub fn load(&mut self, ty: Type, ptr: ValueId, align: u32) -> ValueId {
         let ty = self.intern(&ty);
+        self.load_id(ty, ptr, align)
+    }
+
+    /// [`Self::load`] of an interned type.
+    pub(crate) fn load_id(&mut self, ty: TypeId, ptr: ValueId, align: u32) -> ValueId {
         self.append_value(InstData::Memory { op: Opcode::Load, align, ty, ptr: PackedOption::some(ptr) }, ty)
     }
 
     /// `store T %v, ptr<T> %p, align A`.
     pub fn store(&mut self, ty: Type, value: ValueId, ptr: ValueId, align: u32) {
-        self.note_annotation(Opcode::Store, value, &ty);
+        let ty = self.intern(&ty);
+        self.store_id(ty, value, ptr, align);
+    }
+
+    /// [`Self::store`] of an interned type.
+    pub(crate) fn store_id(&mut self, ty: TypeId, value: ValueId, ptr: ValueId, align: u32) {
+        self.note_annotation(Opcode::Store, value, ty);
         self.append(InstData::Store { align, value, ptr }, None);
     }
 
     /// `uninit T, ptr<T> %p, align A`: marks the bytes at `%p` uninitialised.
     pub fn uninit(&mut self, ty: Type, ptr: ValueId, align: u32) {
         let ty = self.intern(&ty);
+        self.uninit_id(ty, ptr, align);
+    }
+
+    /// [`Self::uninit`] of an interned type.
+    pub(crate) fn uninit_id(&mut self, ty: TypeId, ptr: ValueId, align: u32) {
         self.append(InstData::Memory { op: Opcode::Uninit, align, ty, ptr: PackedOption::some(ptr) }, None);
     }
 
@@ -863,6 +921,11 @@ impl<'a> FunctionBuilder<'a> {
     /// A direct or indirect call; `Ok(None)` for a void callee. On error nothing
     /// is appended and no id is consumed.
     pub fn call(&mut self, callee: Callee, args: Vec<ValueId>) -> Result<Option<ValueId>, CallError> {
+        self.call_with(callee, &args)
+    }
+
+    /// [`Self::call`] with borrowed arguments.
+    pub(crate) fn call_with(&mut self, callee: Callee, args: &[ValueId]) -> Result<Option<ValueId>, CallError> {
         let sig = self.callee_sig_id(&callee)?;
         let types = &self.mb.module.types;
         validate_signature(types, sig)?;
@@ -877,8 +940,7 @@ impl<'a> FunctionBuilder<'a> {
             }
         }
         let ret = key.ret;
-        let slots: Vec<u32> = args.iter().map(|v| v.as_u32()).collect();
-        let list = self.mb.module.pool.make(&slots);
+        let list = self.mb.module.pool.make_from(args.len(), args.iter().map(|v| v.as_u32()));
         let data = match callee {
             Callee::Direct(id) => InstData::Call { callee: id, args: list },
             Callee::Indirect(v) => InstData::CallIndirect { callee: v, args: list },
@@ -988,48 +1050,44 @@ impl<'a> FunctionBuilder<'a> {
         let start = self.first_inst;
         let count = m.insts.len() - start;
         // Group each block's instructions (entry: leading allocas first) with a
-        // stable counting sort on the keys; already grouped functions skip it.
-        if !mb.keys.windows(2).all(|w| w[0] <= w[1]) {
-            let buckets = mb.block_list.len() * 2 + 1;
-            let offsets = &mut mb.scratch;
-            offsets.clear();
-            offsets.resize(buckets + 1, 0);
-            for &k in &mb.keys {
-                offsets[k as usize + 1] += 1;
-            }
-            for i in 0..buckets {
-                offsets[i + 1] += offsets[i];
-            }
+        // stable counting sort on the keys. Local block `i` holds keys `2i` and
+        // `2i + 1` (only the entry uses both), so the bucket bounds are also the
+        // block ranges; already grouped functions skip the move.
+        let buckets = mb.block_list.len() * 2 + 1;
+        let offsets = &mut mb.scratch;
+        offsets.clear();
+        offsets.resize(buckets + 1, 0);
+        let (mut sorted, mut previous) = (true, 0);
+        for &k in &mb.keys {
+            offsets[k as usize + 1] += 1;
+            sorted &= previous <= k;
+            previous = k;
+        }
+        for i in 0..buckets {
+            offsets[i + 1] += offsets[i];
+        }
+        for (local, &block) in mb.block_list.iter().enumerate() {
+            let b = &mut m.blocks[block.index()];
+            b.start = start as u32 + offsets[2 * local];
+            b.end = start as u32 + offsets[2 * local + 2];
+        }
+        if !sorted {
+            // Scatter each instruction to its slot, then copy the grouped run back.
             let g = &mut mb.grouping;
-            g.order.clear();
-            g.order.resize(count, 0);
-            for (i, &k) in mb.keys.iter().enumerate() {
-                let slot = &mut offsets[k as usize];
-                g.order[*slot as usize] = i as u32;
-                *slot += 1;
-            }
             g.insts.clear();
+            g.insts.resize(count, InstData::Nullary { op: Opcode::Undef });
             g.results.clear();
-            g.keys.clear();
-            for &i in &g.order {
-                g.insts.push(m.insts[start + i as usize]);
-                g.results.push(m.inst_results[start + i as usize]);
-                g.keys.push(mb.keys[i as usize]);
+            g.results.resize(count, PackedOption::NONE);
+            let (insts, results) = (&m.insts[start..], &m.inst_results[start..]);
+            for ((&k, &inst), &result) in mb.keys.iter().zip(insts).zip(results) {
+                let slot = &mut offsets[k as usize];
+                let at = *slot as usize;
+                *slot += 1;
+                g.insts[at] = inst;
+                g.results[at] = result;
             }
             m.insts[start..].copy_from_slice(&g.insts);
             m.inst_results[start..].copy_from_slice(&g.results);
-            std::mem::swap(&mut mb.keys, &mut g.keys);
-        }
-        // Record each block's range.
-        let mut cursor = 0usize;
-        for (local, &block) in mb.block_list.iter().enumerate() {
-            let begin = cursor;
-            while cursor < count && (mb.keys[cursor] / 2) as usize == local {
-                cursor += 1;
-            }
-            let b = &mut m.blocks[block.index()];
-            b.start = (start + begin) as u32;
-            b.end = (start + cursor) as u32;
         }
         let order_start = m.block_order.len() as u32;
         m.block_order.extend_from_slice(&mb.block_list);
@@ -1040,10 +1098,8 @@ impl<'a> FunctionBuilder<'a> {
 /// Reused buffers for grouping a function's instructions by block.
 #[derive(Default)]
 struct Grouping {
-    order: Vec<u32>,
     insts: Vec<InstData>,
     results: Vec<PackedOption<ValueId>>,
-    keys: Vec<u32>,
 }
 
 impl Drop for FunctionBuilder<'_> {
@@ -1073,6 +1129,11 @@ binary_methods!(
 
 fn set_value_type(module: &mut Module, value: ValueId, ty: TypeId) {
     let slots = &mut module.value_types;
+    // Values are numbered in order, so the next one is usually the table's end.
+    if slots.len() == value.index() {
+        slots.push(PackedOption::some(ty));
+        return;
+    }
     if slots.len() <= value.index() {
         slots.resize(value.index() + 1, PackedOption::NONE);
     }

@@ -364,12 +364,19 @@ impl ListPool {
 
     /// Stores `items` as a new list.
     pub fn make(&mut self, items: &[u32]) -> EntityList {
-        if items.is_empty() {
+        self.make_from(items.len(), items.iter().copied())
+    }
+
+    /// Stores the `len` items of `items` as a new list, without a staging vector.
+    pub fn make_from(&mut self, len: usize, items: impl IntoIterator<Item = u32>) -> EntityList {
+        if len == 0 {
             return EntityList::EMPTY;
         }
-        let at = self.alloc(Self::class_of(items.len() + 1));
-        self.data[at] = items.len() as u32;
-        self.data[at + 1..at + 1 + items.len()].copy_from_slice(items);
+        let at = self.alloc(Self::class_of(len + 1));
+        self.data[at] = len as u32;
+        for (slot, item) in self.data[at + 1..at + 1 + len].iter_mut().zip(items) {
+            *slot = item;
+        }
         EntityList(at as u32 + 1)
     }
 
