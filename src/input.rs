@@ -80,13 +80,15 @@ fn utf8<'b>(bytes: &'b [u8], name: &str) -> Result<&'b str, CliError> {
 
 #[cfg(feature = "socket-cli")]
 fn lower_json(text: &str, target: &str) -> Result<Module, CliError> {
-    use ir::lower_ast::{interchange, lower_o0};
-    let program = interchange::decode(text).map_err(|e| {
-        let detail = e.line_column().map(|(line, column)| crate::diagnostics::excerpt(text, line, column));
-        CliError::with_detail(format!("Failed to parse socket JSON: {e}"), detail)
-    })?;
+    use ir::lower_ast::{JsonLowerError, DEFAULT_MAX_INPUT_BYTES};
     let layout = ir::Target::lookup(target).map_err(|e| CliError::failed(e.to_string()))?.data_layout();
-    lower_o0(&program, target, layout).map_err(|e| CliError::failed(format!("lower_o0 failed: {e}")))
+    ir::lower_ast::lower_json(text, DEFAULT_MAX_INPUT_BYTES, target, layout).map_err(|e| match e {
+        JsonLowerError::Decode(e) => {
+            let detail = e.line_column().map(|(line, column)| crate::diagnostics::excerpt(text, line, column));
+            CliError::with_detail(format!("Failed to parse socket JSON: {e}"), detail)
+        }
+        JsonLowerError::Lower(e) => CliError::failed(format!("lower_o0 failed: {e}")),
+    })
 }
 
 #[cfg(not(feature = "socket-cli"))]

@@ -1,6 +1,7 @@
 //! AST format 2: every decoder rule and error text, the encoder, O0 lowering of
 //! every node kind (printed IR), every `LowerError`, the example programs, and an
-//! encode → decode round-trip property.
+//! encode → decode round-trip property. Every program lowered here is lowered a
+//! second time from its JSON text with `lower_json`, which must agree.
 #![cfg(feature = "socket")]
 
 use ir::lower_ast::frontend::{
@@ -8,7 +9,7 @@ use ir::lower_ast::frontend::{
     Program, Signature, Stmt, Type,
 };
 use ir::lower_ast::interchange::{decode, decode_with_limit, encode, DecodeError, DEFAULT_MAX_INPUT_BYTES};
-use ir::lower_ast::{lower_o0, LowerError, AST_FORMAT_VERSION, MAX_NESTING};
+use ir::lower_ast::{lower_json, lower_o0, JsonLowerError, LowerError, AST_FORMAT_VERSION, MAX_NESTING};
 use ir::{CallError, DataLayout, Endian, FunctionId, LayoutError, Module, TargetError};
 
 const TARGET: &str = "x86_64-whale-linux";
@@ -90,8 +91,20 @@ fn program(functions: Vec<Function>) -> Program {
     Program { declarations: vec![], globals: vec![], functions }
 }
 
+/// `lower_o0` of `p`, after checking that `lower_json` of its encoding (when
+/// that decodes) gives the same module or the same error.
 fn lower(p: &Program) -> Result<Module, LowerError> {
-    lower_o0(p, TARGET, DataLayout::default_64bit_le())
+    let layout = DataLayout::default_64bit_le();
+    let direct = lower_o0(p, TARGET, layout);
+    let text = encode(p);
+    if decode(&text).is_ok() {
+        match (&direct, lower_json(&text, usize::MAX, TARGET, layout)) {
+            (Ok(a), Ok(b)) => assert_text(&ir::print_module(&b), &ir::print_module(a)),
+            (Err(a), Err(JsonLowerError::Lower(b))) => assert_eq!(&b, a),
+            (a, b) => panic!("lower_o0 gave {:?}, lower_json {:?}", a.as_ref().err(), b.err()),
+        }
+    }
+    direct
 }
 
 /// Lowers, verifies and prints `p`.
@@ -1516,6 +1529,41 @@ fn nesting_beyond_the_limit_is_an_error_not_a_crash() {
 }
 
 // ---- examples --------------------------------------------------------------------------------
+
+#[test]
+fn lower_json_reports_what_decode_and_lower_o0_report() {
+    let layout = DataLayout::default_64bit_le();
+    let json = |src: &str, limit| lower_json(src, limit, TARGET, layout).map(|m| ir::print_module(&m));
+    for (name, src) in examples() {
+        let expected = ir::print_module(&lower(&decode(&src).unwrap()).unwrap());
+        assert_eq!(json(&src, DEFAULT_MAX_INPUT_BYTES).as_deref(), Ok(expected.as_str()), "{name}");
+        // Compact and re-indented spellings of the same program.
+        let compact: String = src.split('\n').map(str::trim_start).collect();
+        assert_eq!(json(&compact, DEFAULT_MAX_INPUT_BYTES).as_deref(), Ok(expected.as_str()), "{name}");
+        let limit = src.len() - 1;
+        let too_large = JsonLowerError::Decode(DecodeError::InputTooLarge { len: src.len(), limit });
+        assert_eq!(json(&src, limit), Err(too_large), "{name}");
+    }
+    for src in [
+        envelope(EMPTY_PROGRAM).replace("\"format_version\": 2", "\"format_version\": 99"),
+        envelope(EMPTY_PROGRAM) + " null",
+        envelope(r#"{"declarations": [], "globals": [], "functions": [], "extra": 1}"#),
+        envelope(EMPTY_PROGRAM).replacen("\"features\": []", "\"features\": [], \"feat\\u0075res\": []", 1),
+    ] {
+        let expected = decode(&src).unwrap_err();
+        assert_eq!(json(&src, DEFAULT_MAX_INPUT_BYTES), Err(JsonLowerError::Decode(expected)), "{src}");
+    }
+    // An escaped key is the key it spells.
+    let escaped = envelope(EMPTY_PROGRAM).replacen("features", "feat\\u0075res", 1);
+    assert_eq!(json(&escaped, DEFAULT_MAX_INPUT_BYTES), json(&envelope(EMPTY_PROGRAM), DEFAULT_MAX_INPUT_BYTES));
+    let unknown = with_body(r#"[{"ExprStmt": {"Var": "missing"}}]"#);
+    let expected = LowerError::UnknownVariable("missing".into());
+    assert_eq!(json(&unknown, DEFAULT_MAX_INPUT_BYTES), Err(JsonLowerError::Lower(expected)));
+    assert_eq!(
+        lower_json(&envelope(EMPTY_PROGRAM), DEFAULT_MAX_INPUT_BYTES, "sparc-sun-solaris", layout).unwrap_err(),
+        JsonLowerError::Lower(lower_o0(&Program::default(), "sparc-sun-solaris", layout).unwrap_err())
+    );
+}
 
 #[test]
 fn examples_decode_lower_and_verify() {

@@ -14,6 +14,7 @@
 //! [`crate::const_expr::evaluate`], the verifier's own evaluator, so a lowered
 //! `const_decl` or global always re-evaluates to the value recorded beside it.
 
+use crate::builder::FunctionBuilder;
 use crate::const_expr::{self, ConstBinOp, ConstCmpOp, ConstEvalError, ConstExpr, ConstExprKind, ConstRef};
 use crate::constant::{ConstValue, FloatBits};
 use crate::entity::{EntityRef, SigId, TypeId};
@@ -22,7 +23,7 @@ use crate::module;
 use crate::types::{CallingConvention, FunctionSignature, SigKey, Type, TypeKey, TypeTable};
 
 use super::error::LowerError;
-use super::frontend as ast;
+use super::tree as ast;
 use super::MAX_NESTING;
 
 /// Fails when `depth` is beyond [`MAX_NESTING`].
@@ -65,38 +66,58 @@ pub(super) struct Types {
     table: TypeTable,
     /// `allocation_align` by type id, once computed.
     aligns: Vec<Option<u32>>,
+    /// The module's id of each compound type, once interned there.
+    module_ids: Vec<Option<TypeId>>,
 }
 
 impl Types {
     pub(super) fn new() -> Self {
-        Types { table: TypeTable::new(), aligns: Vec::new() }
+        Types { table: TypeTable::new(), aligns: Vec::new(), module_ids: Vec::new() }
+    }
+
+    /// The id of `id`'s type in the module `fb` builds. Scalars have the same
+    /// id in every table; a compound type is interned there on first use.
+    #[inline]
+    pub(super) fn module_id(&mut self, id: TypeId, fb: &mut FunctionBuilder<'_>) -> TypeId {
+        if id.is_scalar() {
+            return id;
+        }
+        if let Some(&Some(module_id)) = self.module_ids.get(id.index()) {
+            return module_id;
+        }
+        let module_id = fb.intern(&self.ty(id));
+        if self.module_ids.len() <= id.index() {
+            self.module_ids.resize(id.index() + 1, None);
+        }
+        self.module_ids[id.index()] = Some(module_id);
+        module_id
     }
 
     /// The id of an AST type: unsupported widths and opaque types fail, and
     /// children are lowered left to right one level deeper.
-    pub(super) fn lower(&mut self, ty: &ast::Type, depth: usize) -> Result<TypeId, LowerError> {
+    pub(super) fn lower(&mut self, ty: &ast::Type<'_>, depth: usize) -> Result<TypeId, LowerError> {
         check_depth(depth)?;
-        let key = match ty {
+        let key = match *ty {
             ast::Type::Int { bits, signed } => {
-                return TypeId::int(u32::from(*bits), *signed)
+                return TypeId::int(u32::from(bits), signed)
                     .ok_or_else(|| LowerError::UnsupportedType(format!("int bits={bits} signed={signed}")))
             }
             ast::Type::Float { bits } => {
-                return TypeId::float(u32::from(*bits))
+                return TypeId::float(u32::from(bits))
                     .ok_or_else(|| LowerError::UnsupportedType(format!("float bits={bits}")))
             }
             ast::Type::Void => return Ok(TypeId::VOID),
             ast::Type::Bool => return Ok(TypeId::BOOL),
             ast::Type::Opaque(name) => return Err(LowerError::UnsupportedType(format!("opaque {name}"))),
             ast::Type::Ptr(pointee) => TypeKey::Ptr(self.lower(pointee, depth + 1)?),
-            ast::Type::Array { elem, len } => TypeKey::Array(self.lower(elem, depth + 1)?, *len),
+            ast::Type::Array { elem, len } => TypeKey::Array(self.lower(elem, depth + 1)?, len),
             ast::Type::FnPtr(sig) => TypeKey::FnPtr(self.signature(sig, depth + 1)?),
         };
         Ok(self.table.intern(key))
     }
 
     /// The id of an AST signature (validity is the builder's to check).
-    pub(super) fn signature(&mut self, sig: &ast::Signature, depth: usize) -> Result<SigId, LowerError> {
+    pub(super) fn signature(&mut self, sig: &ast::Signature<'_>, depth: usize) -> Result<SigId, LowerError> {
         check_depth(depth)?;
         let params = sig.params.iter().map(|p| self.lower(p, depth + 1)).collect::<Result<Box<[_]>, _>>()?;
         let ret = self.lower(&sig.ret, depth + 1)?;
@@ -192,21 +213,21 @@ pub(super) fn linkage(linkage: ast::Linkage) -> module::Linkage {
 }
 
 /// The (scalar) type and payload of a literal.
-pub(super) fn literal(lit: &ast::Literal) -> Result<(TypeId, ConstValue), LowerError> {
-    match lit {
-        ast::Literal::Bool(b) => Ok((TypeId::BOOL, ConstValue::Bool(*b))),
+pub(super) fn literal(lit: &ast::Literal<'_>) -> Result<(TypeId, ConstValue), LowerError> {
+    match *lit {
+        ast::Literal::Bool(b) => Ok((TypeId::BOOL, ConstValue::Bool(b))),
         ast::Literal::Int { bits, signed, value } => {
-            let ty = TypeId::int(u32::from(*bits), *signed)
+            let ty = TypeId::int(u32::from(bits), signed)
                 .ok_or_else(|| LowerError::UnsupportedType(format!("int bits={bits} signed={signed}")))?;
-            let payload = int_literal(*signed, value)?;
+            let payload = int_literal(signed, value)?;
             if !payload.is_valid_for(ty) {
-                return Err(LowerError::InvalidLiteral { ty: scalar_type(ty), value: value.clone() });
+                return Err(LowerError::InvalidLiteral { ty: scalar_type(ty), value: value.to_string() });
             }
             Ok((ty, payload))
         }
         ast::Literal::Float { bits, value } => {
             let bits =
-                FloatBits::parse(u32::from(*bits), value).map_err(|e| LowerError::NumericLiteral(e.to_string()))?;
+                FloatBits::parse(u32::from(bits), value).map_err(|e| LowerError::NumericLiteral(e.to_string()))?;
             Ok((bits.type_id(), ConstValue::F(bits)))
         }
     }
@@ -255,19 +276,19 @@ pub(super) enum ConstName {
 
 /// Builds the constant-expression tree of `expr`, resolving names with `lookup`.
 pub(super) fn const_expr(
-    expr: &ast::Expr,
+    expr: &ast::Expr<'_>,
     depth: usize,
     lookup: &dyn Fn(&str) -> ConstName,
 ) -> Result<ConstExpr, LowerError> {
     check_depth(depth)?;
-    match expr {
+    match *expr {
         ast::Expr::Var(name) => match lookup(name) {
             ConstName::Constant(reference, ty) => Ok(ConstExpr { ty, kind: ConstExprKind::Reference(reference) }),
             ConstName::Runtime => Err(LowerError::NonConstExpr),
-            ConstName::Unknown => Err(LowerError::UnknownVariable(name.clone())),
+            ConstName::Unknown => Err(LowerError::UnknownVariable(name.to_string())),
         },
         ast::Expr::Lit(lit) => {
-            let (ty, value) = literal(lit)?;
+            let (ty, value) = literal(&lit)?;
             Ok(ConstExpr::literal(scalar_type(ty), value))
         }
         ast::Expr::Binary { left, op, right } => {
@@ -300,8 +321,8 @@ pub(super) fn const_expr(
 type Operands = (Box<ConstExpr>, Box<ConstExpr>);
 
 fn const_operands(
-    left: &ast::Expr,
-    right: &ast::Expr,
+    left: &ast::Expr<'_>,
+    right: &ast::Expr<'_>,
     depth: usize,
     lookup: &dyn Fn(&str) -> ConstName,
 ) -> Result<Operands, LowerError> {
@@ -333,12 +354,12 @@ pub(super) fn evaluate(
 mod tests {
     use super::*;
 
-    fn lit(lit: ast::Literal) -> Result<(Type, ConstValue), LowerError> {
+    fn lit(lit: ast::Literal<'_>) -> Result<(Type, ConstValue), LowerError> {
         literal(&lit).map(|(ty, value)| (scalar_type(ty), value))
     }
 
     fn int(bits: u16, signed: bool, value: &str) -> Result<(Type, ConstValue), LowerError> {
-        lit(ast::Literal::Int { bits, signed, value: value.into() })
+        lit(ast::Literal::Int { bits, signed, value })
     }
 
     fn numeric(message: &str) -> Result<(Type, ConstValue), LowerError> {
@@ -375,7 +396,7 @@ mod tests {
 
     #[test]
     fn float_literal_rules() {
-        let f = |bits: u16, value: &str| lit(ast::Literal::Float { bits, value: value.into() });
+        let f = |bits: u16, value: &str| lit(ast::Literal::Float { bits, value });
         assert_eq!(f(16, "0x3C00"), Ok((Type::F16, ConstValue::F(FloatBits::F16(0x3c00)))));
         assert_eq!(f(64, "0x7ff8000000000001"), Ok((Type::F64, ConstValue::F(FloatBits::F64(0x7ff8_0000_0000_0001)))));
         assert_eq!(f(8, "0x00"), numeric("float width must be 16, 32 or 64"));
@@ -386,17 +407,19 @@ mod tests {
     #[test]
     fn types_and_depth() {
         let mut types = Types::new();
-        let mut lower = |ty: &ast::Type| types.lower(ty, 0).map(|id| types.ty(id));
+        let mut lower = |ty: &ast::Type<'_>| types.lower(ty, 0).map(|id| types.ty(id));
         assert_eq!(lower(&ast::Type::Float { bits: 80 }), Err(LowerError::UnsupportedType("float bits=80".into())));
-        assert_eq!(lower(&ast::Type::Opaque("FILE".into())), Err(LowerError::UnsupportedType("opaque FILE".into())));
+        assert_eq!(lower(&ast::Type::Opaque("FILE")), Err(LowerError::UnsupportedType("opaque FILE".into())));
         let int = |bits, signed| ast::Type::Int { bits, signed };
+        let params = [int(8, true), ast::Type::Ptr(&ast::Type::Int { bits: 64, signed: false })];
         let sig = ast::Signature {
-            params: vec![int(8, true), ast::Type::Ptr(Box::new(int(64, false)))],
+            params: &params,
             ret: ast::Type::Void,
             convention: ast::Convention::SysV64,
             variadic: false,
         };
-        let array = ast::Type::Array { elem: Box::new(ast::Type::FnPtr(Box::new(sig))), len: 3 };
+        let fn_ptr = ast::Type::FnPtr(&sig);
+        let array = ast::Type::Array { elem: &fn_ptr, len: 3 };
         let expected = Type::array(
             Type::fn_ptr(FunctionSignature {
                 params: vec![Type::I8, Type::ptr(Type::U64)],
@@ -407,11 +430,12 @@ mod tests {
             3,
         );
         assert_eq!(lower(&array), Ok(expected));
-        let mut deep = ast::Type::Bool;
+        let bump = bumpalo::Bump::new();
+        let mut deep = &*bump.alloc(ast::Type::Bool);
         for _ in 0..=MAX_NESTING {
-            deep = ast::Type::Ptr(Box::new(deep));
+            deep = bump.alloc(ast::Type::Ptr(deep));
         }
-        assert_eq!(lower(&deep), Err(LowerError::NestingLimit { limit: MAX_NESTING }));
+        assert_eq!(lower(deep), Err(LowerError::NestingLimit { limit: MAX_NESTING }));
     }
 
     #[test]

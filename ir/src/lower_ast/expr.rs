@@ -15,13 +15,13 @@ use crate::ValueId;
 
 use super::convert::{check_depth, literal};
 use super::error::LowerError;
-use super::frontend::{self as ast, Expr};
+use super::tree::{self as ast, Expr};
 use super::o0::{Binding, Body};
 
 impl<'p> Body<'p, '_, '_> {
     /// Lowers an expression that must produce a value.
     #[inline]
-    pub(super) fn value(&mut self, expr: &'p Expr, depth: usize) -> Result<(ValueId, TypeId), LowerError> {
+    pub(super) fn value(&mut self, expr: &'p Expr<'p>, depth: usize) -> Result<(ValueId, TypeId), LowerError> {
         match self.expr(expr, depth)? {
             Some(value) => Ok(value),
             None => Err(LowerError::VoidCallUsedAsValue),
@@ -29,13 +29,13 @@ impl<'p> Body<'p, '_, '_> {
     }
 
     /// Lowers an expression; `None` for a call to a void function.
-    pub(super) fn expr(&mut self, expr: &'p Expr, depth: usize) -> Result<Option<(ValueId, TypeId)>, LowerError> {
+    pub(super) fn expr(&mut self, expr: &'p Expr<'p>, depth: usize) -> Result<Option<(ValueId, TypeId)>, LowerError> {
         check_depth(depth)?;
         let lowered = match expr {
             Expr::Var(name) => self.var(name)?,
             Expr::Lit(lit) => {
                 let (ty, payload) = literal(lit)?;
-                (self.fb.constant(self.types.ty(ty), payload), ty)
+                (self.constant(ty, payload), ty)
             }
             Expr::Binary { left, op, right } => {
                 let (lhs, rhs, ty) = self.operands(left, right, depth)?;
@@ -48,12 +48,18 @@ impl<'p> Body<'p, '_, '_> {
                     (false, true, ast::BinaryOp::Mul) => BinOp::Fmul,
                     (false, false, _) => return Err(LowerError::UnsupportedExpr),
                 };
-                (self.fb.bin(op, self.types.ty(ty), lhs, rhs), ty)
+                {
+                    let module_ty = self.module_ty(ty);
+                    (self.fb.bin_id(op, module_ty, lhs, rhs), ty)
+                }
             }
             Expr::Cmp { left, op, right } => {
                 let (lhs, rhs, ty) = self.operands(left, right, depth)?;
                 let pred = predicate(ty, *op)?;
-                (self.fb.cmp(pred, self.types.ty(ty), lhs, rhs), TypeId::BOOL)
+                {
+                    let module_ty = self.module_ty(ty);
+                    (self.fb.cmp_id(pred, module_ty, lhs, rhs), TypeId::BOOL)
+                }
             }
             Expr::FunctionRef(name) => {
                 let id = self.fb.function_id(name)?;
@@ -74,10 +80,13 @@ impl<'p> Body<'p, '_, '_> {
     /// its `const_decl` value, a global is re-materialised as a `const`.
     fn var(&mut self, name: &str) -> Result<(ValueId, TypeId), LowerError> {
         match self.scopes.get(name) {
-            Some(Binding::Slot { ptr, ty, align }) => Ok((self.fb.load(self.types.ty(ty), ptr, align), ty)),
+            Some(Binding::Slot { ptr, ty, align }) => {
+                let module_ty = self.module_ty(ty);
+                Ok((self.fb.load_id(module_ty, ptr, align), ty))
+            }
             Some(Binding::Const { value, ty }) => Ok((value, ty)),
             None => match self.globals.get(name) {
-                Some((_, ty, payload)) => Ok((self.fb.constant(self.types.ty(ty), payload), ty)),
+                Some((_, ty, payload)) => Ok((self.constant(ty, payload), ty)),
                 None => Err(LowerError::UnknownVariable(name.to_string())),
             },
         }
@@ -86,8 +95,8 @@ impl<'p> Body<'p, '_, '_> {
     /// Both operands, left first; they must have one type.
     fn operands(
         &mut self,
-        left: &'p Expr,
-        right: &'p Expr,
+        left: &'p Expr<'p>,
+        right: &'p Expr<'p>,
         depth: usize,
     ) -> Result<(ValueId, ValueId, TypeId), LowerError> {
         let (lhs, left_ty) = self.value(left, depth + 1)?;
@@ -99,8 +108,8 @@ impl<'p> Body<'p, '_, '_> {
     /// The callee, then the arguments left to right, then the checked call.
     fn call(
         &mut self,
-        callee: &'p ast::Callee,
-        args: &'p [Expr],
+        callee: &'p ast::Callee<'p>,
+        args: &'p [Expr<'p>],
         depth: usize,
     ) -> Result<Option<(ValueId, TypeId)>, LowerError> {
         let (callee, ret) = match callee {
@@ -114,11 +123,15 @@ impl<'p> Body<'p, '_, '_> {
                 (Callee::Indirect(value), ret)
             }
         };
-        let mut values = Vec::with_capacity(args.len());
+        // Arguments go on a stack shared by nested calls: no vector per call.
+        let mark = self.args.len();
         for arg in args {
-            values.push(self.value(arg, depth + 1)?.0);
+            let value = self.value(arg, depth + 1)?.0;
+            self.args.push(value);
         }
-        Ok(self.fb.call(callee, values)?.map(|value| (value, ret)))
+        let call = self.fb.call_with(callee, &self.args[mark..]);
+        self.args.truncate(mark);
+        Ok(call?.map(|value| (value, ret)))
     }
 }
 

@@ -9,6 +9,8 @@
 //! - [`lower_o0`]: builds a [`crate::Module`] with upstream's numbering, block
 //!   names and errors ([`LowerError`]); variables declared without an
 //!   initializer are marked `uninit`, never `undef`.
+//! - [`lower_json`]: decode and lower in one step, several times faster than the
+//!   two apart, with the same results and errors.
 //!
 //! Integer literals travel as decimal strings and floats as exact-width hex bit
 //! strings, so 128-bit values and NaN payloads survive JSON; their ranges are
@@ -31,13 +33,17 @@
 mod convert;
 mod error;
 mod expr;
+mod fast_json;
+mod from_json;
 pub mod frontend;
 pub mod interchange;
 mod o0;
 mod strict;
+mod tree;
 mod whitespace;
 
 pub use error::LowerError;
+pub use from_json::{lower_json, JsonLowerError};
 pub use frontend::{
     BinaryOp, Callee, CmpOp, Convention, Expr, Function, FunctionDeclaration, GlobalConst, Linkage, Literal, Param,
     Program, Signature, Stmt, Type,

@@ -33,7 +33,8 @@ use crate::types::Type;
 
 use super::convert::{self, check_depth, const_expr, evaluate, ConstName, Types};
 use super::error::LowerError;
-use super::frontend::{self as ast, Program, Stmt};
+use super::frontend;
+use super::tree::{self as ast, Program, Stmt};
 
 /// Lowers `program` for `target` (whose data layout must be `layout`) at O0.
 ///
@@ -49,47 +50,62 @@ use super::frontend::{self as ast, Program, Stmt};
 /// assert!(ir::verify_module(&module).is_ok());
 /// assert!(ir::print_module(&module).contains("  entry:\n    ret void\n"));
 /// ```
-pub fn lower_o0(program: &Program, target: &str, layout: DataLayout) -> Result<Module, LowerError> {
+pub fn lower_o0(program: &frontend::Program, target: &str, layout: DataLayout) -> Result<Module, LowerError> {
+    let bump = bumpalo::Bump::new();
+    lower_tree(&ast::borrow(program, &bump), target, layout, 0)
+}
+
+/// [`lower_o0`] of the tree view of a program.
+///
+/// `inst_hint` estimates the instruction count, to size the module's tables.
+pub(super) fn lower_tree(
+    program: &Program<'_>,
+    target: &str,
+    layout: DataLayout,
+    inst_hint: usize,
+) -> Result<Module, LowerError> {
     let target = Target::lookup(target)?;
     target.validate_layout(layout)?;
     check_names(program)?;
 
     let mut mb = ModuleBuilder::new(target.name(), layout);
+    mb.reserve_insts(inst_hint);
     let mut types = Types::new();
     let mut functions = Functions::default();
-    for decl in &program.declarations {
+    for decl in program.declarations {
         let sig = types.signature(&decl.signature, 0)?;
         let signature = types.signature_of(sig);
-        let id = mb.declare_function(&decl.name, signature, convert::linkage(decl.linkage), decl.link_name.clone())?;
+        let link_name = decl.link_name.map(str::to_owned);
+        let id = mb.declare_function(decl.name, signature, convert::linkage(decl.linkage), link_name)?;
         functions.record(id, sig, &mut types);
     }
     let mut definitions = Vec::with_capacity(program.functions.len());
-    for function in &program.functions {
+    for function in program.functions {
         let params = function.parameters.iter().map(|p| types.lower(&p.ty, 0)).collect::<Result<Vec<_>, _>>()?;
         let ret = types.lower(&function.return_type, 0)?;
         let sig = types.definition_signature(&params, ret, function.convention);
         let id = mb.declare_function(
-            &function.name,
+            function.name,
             types.signature_of(sig),
             convert::linkage(function.linkage),
-            function.link_name.clone(),
+            function.link_name.map(str::to_owned),
         )?;
         functions.record(id, sig, &mut types);
         definitions.push((id, params, ret));
     }
-    let defined: FxHashSet<&str> = program.functions.iter().map(|f| f.name.as_str()).collect();
-    for decl in &program.declarations {
-        if convert::linkage(decl.linkage) == Linkage::Internal && !defined.contains(decl.name.as_str()) {
-            let id = mb.function_id(&decl.name)?;
+    let defined: FxHashSet<&str> = program.functions.iter().map(|f| f.name).collect();
+    for decl in program.declarations {
+        if convert::linkage(decl.linkage) == Linkage::Internal && !defined.contains(decl.name) {
+            let id = mb.function_id(decl.name)?;
             return Err(CallError::MissingDefinition(id).into());
         }
     }
 
-    let globals = lower_globals(&mut mb, &program.globals, &mut types)?;
+    let globals = lower_globals(&mut mb, program.globals, &mut types)?;
 
     let mut scopes = Scopes::default();
     for (function, (id, params, ret)) in program.functions.iter().zip(definitions) {
-        let names = function.parameters.iter().map(|p| p.name.clone()).collect();
+        let names = function.parameters.iter().map(|p| p.name.to_owned()).collect();
         let fb = mb.begin_declared_function(id, names)?;
         let mut body = Body {
             fb,
@@ -100,6 +116,7 @@ pub fn lower_o0(program: &Program, target: &str, layout: DataLayout) -> Result<M
             scopes: &mut scopes,
             loops: Vec::new(),
             local_consts: FxHashMap::default(),
+            args: Vec::new(),
         };
         body.lower(function, &params)?;
         body.fb.finish();
@@ -140,18 +157,19 @@ impl Functions {
 }
 
 /// Duplicate function names, then duplicate parameter names, before anything is built.
-fn check_names(program: &Program) -> Result<(), LowerError> {
+fn check_names(program: &Program<'_>) -> Result<(), LowerError> {
     let mut functions = FxHashSet::default();
-    for function in &program.functions {
-        if !functions.insert(function.name.as_str()) {
-            return Err(LowerError::DuplicateFunction(function.name.clone()));
+    for function in program.functions {
+        if !functions.insert(function.name) {
+            return Err(LowerError::DuplicateFunction(function.name.to_owned()));
         }
     }
-    for function in &program.functions {
+    for function in program.functions {
         let mut params = FxHashSet::default();
-        for param in &function.parameters {
-            if !params.insert(param.name.as_str()) {
-                return Err(LowerError::DuplicateParameter { func: function.name.clone(), param: param.name.clone() });
+        for param in function.parameters {
+            if !params.insert(param.name) {
+                let (func, param) = (function.name.to_owned(), param.name.to_owned());
+                return Err(LowerError::DuplicateParameter { func, param });
             }
         }
     }
@@ -181,13 +199,13 @@ impl Globals<'_> {
 /// and earlier globals only.
 fn lower_globals<'p>(
     mb: &mut ModuleBuilder,
-    globals: &'p [ast::GlobalConst],
+    globals: &'p [ast::GlobalConst<'p>],
     types: &mut Types,
 ) -> Result<Globals<'p>, LowerError> {
     let mut lowered = Globals::default();
     for global in globals {
-        if lowered.by_name.contains_key(global.name.as_str()) {
-            return Err(LowerError::DuplicateGlobal(global.name.clone()));
+        if lowered.by_name.contains_key(global.name) {
+            return Err(LowerError::DuplicateGlobal(global.name.to_owned()));
         }
         let ty = types.lower(&global.ty, 0)?;
         let expr = {
@@ -207,9 +225,9 @@ fn lower_globals<'p>(
             ConstRef::Local(_) => None,
         })?;
         let align = types.align(ty)?;
-        let id = mb.add_global_const(&global.name, expr, value, align);
+        let id = mb.add_global_const(global.name, expr, value, align);
         debug_assert_eq!(id.index(), lowered.values.len());
-        lowered.by_name.insert(&global.name, id);
+        lowered.by_name.insert(global.name, id);
         lowered.values.push((ty, value));
     }
     Ok(lowered)
@@ -294,18 +312,21 @@ pub(super) struct Body<'p, 'a, 'm> {
     pub(super) loops: Vec<(BlockId, BlockId)>,
     /// Type and value of each local `const_decl`, for evaluating later ones.
     pub(super) local_consts: FxHashMap<ValueId, (TypeId, ConstValue)>,
+    /// Arguments of the calls being lowered, innermost last.
+    pub(super) args: Vec<ValueId>,
 }
 
 impl<'p> Body<'p, '_, '_> {
-    fn lower(&mut self, function: &'p ast::Function, params: &[TypeId]) -> Result<(), LowerError> {
+    fn lower(&mut self, function: &'p ast::Function<'p>, params: &[TypeId]) -> Result<(), LowerError> {
         for (index, (param, &ty)) in function.parameters.iter().zip(params).enumerate() {
             let align = self.types.align(ty)?;
-            let ptr = self.fb.alloca_in_entry(self.types.ty(ty), align);
+            let module_ty = self.module_ty(ty);
+            let ptr = self.fb.alloca_in_entry_id(module_ty, align);
             let value = self.fb.param_value(index);
-            self.fb.store(self.types.ty(ty), value, ptr, align);
-            self.scopes.bind(&param.name, Binding::Slot { ptr, ty, align });
+            self.fb.store_id(module_ty, value, ptr, align);
+            self.scopes.bind(param.name, Binding::Slot { ptr, ty, align });
         }
-        self.stmts(&function.body, 0)?;
+        self.stmts(function.body, 0)?;
         if !self.fb.is_current_block_terminated() {
             if self.ret == TypeId::VOID {
                 self.fb.ret(None);
@@ -316,19 +337,19 @@ impl<'p> Body<'p, '_, '_> {
         Ok(())
     }
 
-    fn stmts(&mut self, stmts: &'p [Stmt], depth: usize) -> Result<(), LowerError> {
+    fn stmts(&mut self, stmts: &'p [Stmt<'p>], depth: usize) -> Result<(), LowerError> {
         stmts.iter().try_for_each(|stmt| self.stmt(stmt, depth))
     }
 
     /// Lowers `stmts` in a nested scope.
-    fn scoped(&mut self, stmts: &'p [Stmt], depth: usize) -> Result<(), LowerError> {
+    fn scoped(&mut self, stmts: &'p [Stmt<'p>], depth: usize) -> Result<(), LowerError> {
         let mark = self.scopes.mark();
         self.stmts(stmts, depth)?;
         self.scopes.restore(mark);
         Ok(())
     }
 
-    fn stmt(&mut self, stmt: &'p Stmt, depth: usize) -> Result<(), LowerError> {
+    fn stmt(&mut self, stmt: &'p Stmt<'p>, depth: usize) -> Result<(), LowerError> {
         check_depth(depth)?;
         if self.fb.is_current_block_terminated() {
             // Dead statements are kept (and fully checked) in a block no edge reaches.
@@ -362,22 +383,24 @@ impl<'p> Body<'p, '_, '_> {
                     None => None,
                 };
                 let align = self.types.align(ty)?;
-                let ptr = self.fb.alloca_in_entry(self.types.ty(ty), align);
+                let module_ty = self.module_ty(ty);
+                let ptr = self.fb.alloca_in_entry_id(module_ty, align);
                 match value {
-                    Some(value) => self.fb.store(self.types.ty(ty), value, ptr, align),
+                    Some(value) => self.fb.store_id(module_ty, value, ptr, align),
                     // whale-ir §6: marked uninitialised here, on every execution.
-                    None => self.fb.uninit(self.types.ty(ty), ptr, align),
+                    None => self.fb.uninit_id(module_ty, ptr, align),
                 }
                 self.scopes.bind(name, Binding::Slot { ptr, ty, align });
             }
             Stmt::Assign { name, value } => {
                 let (value, got) = self.value(value, depth + 1)?;
                 match self.scopes.get(name) {
-                    None => return Err(LowerError::UnknownVariable(name.clone())),
-                    Some(Binding::Const { .. }) => return Err(LowerError::AssignToConst(name.clone())),
+                    None => return Err(LowerError::UnknownVariable(name.to_string())),
+                    Some(Binding::Const { .. }) => return Err(LowerError::AssignToConst(name.to_string())),
                     Some(Binding::Slot { ptr, ty, align }) => {
                         self.types.expect(ty, got)?;
-                        self.fb.store(self.types.ty(ty), value, ptr, align);
+                        let module_ty = self.module_ty(ty);
+                        self.fb.store_id(module_ty, value, ptr, align);
                     }
                 }
             }
@@ -428,15 +451,34 @@ impl<'p> Body<'p, '_, '_> {
         Ok(())
     }
 
+    /// The module's id of lowering type `ty`, interned there on first use, as
+    /// the builder's `Type` entry points would.
+    #[inline]
+    pub(super) fn module_ty(&mut self, ty: TypeId) -> TypeId {
+        self.types.module_id(ty, &mut self.fb)
+    }
+
+    /// `const T V` of a lowering type.
+    pub(super) fn constant(&mut self, ty: TypeId, payload: ConstValue) -> ValueId {
+        let module_ty = self.module_ty(ty);
+        self.fb.constant_id(module_ty, payload)
+    }
+
     /// A branch condition: a `bool` value.
-    fn condition(&mut self, cond: &'p ast::Expr, depth: usize) -> Result<ValueId, LowerError> {
+    fn condition(&mut self, cond: &'p ast::Expr<'p>, depth: usize) -> Result<ValueId, LowerError> {
         let (value, ty) = self.value(cond, depth)?;
         self.types.expect(TypeId::BOOL, ty)?;
         Ok(value)
     }
 
     /// `const_decl "name" EXPR => const T V`, bound to `name` without a slot.
-    fn const_decl(&mut self, name: &'p str, ty: &ast::Type, init: &ast::Expr, depth: usize) -> Result<(), LowerError> {
+    fn const_decl(
+        &mut self,
+        name: &'p str,
+        ty: &ast::Type<'_>,
+        init: &ast::Expr<'_>,
+        depth: usize,
+    ) -> Result<(), LowerError> {
         let ty = self.types.lower(ty, depth + 1)?;
         let (scopes, globals, types) = (&*self.scopes, self.globals, &*self.types);
         let lookup = |name: &str| match scopes.get(name) {
