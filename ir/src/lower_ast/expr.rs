@@ -15,8 +15,8 @@ use crate::ValueId;
 
 use super::convert::{check_depth, literal};
 use super::error::LowerError;
-use super::tree::{self as ast, Expr};
 use super::o0::{Binding, Body};
+use super::tree::{self as ast, Expr};
 
 impl<'p> Body<'p, '_, '_> {
     /// Lowers an expression that must produce a value.

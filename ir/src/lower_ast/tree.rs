@@ -149,8 +149,8 @@ pub(super) fn borrow<'a>(program: &'a frontend::Program, bump: &'a Bump) -> Prog
             linkage: f.linkage,
             link_name: f.link_name.as_deref(),
             name: &f.name,
-            parameters: bump
-                .alloc_slice_fill_iter(f.parameters.iter().map(|p| Param { name: &p.name, ty: b.ty(&p.ty, 0) })),
+            parameters:
+                bump.alloc_slice_fill_iter(f.parameters.iter().map(|p| Param { name: &p.name, ty: b.ty(&p.ty, 0) })),
             return_type: b.ty(&f.return_type, 0),
             body: b.stmts(&f.body, 0),
         })),
@@ -273,7 +273,11 @@ pub(super) fn to_owned(program: &Program<'_>) -> frontend::Program {
         globals: program
             .globals
             .iter()
-            .map(|g| frontend::GlobalConst { name: g.name.to_owned(), ty: owned_type(&g.ty), init: owned_expr(&g.init) })
+            .map(|g| frontend::GlobalConst {
+                name: g.name.to_owned(),
+                ty: owned_type(&g.ty),
+                init: owned_expr(&g.init),
+            })
             .collect(),
         functions: program
             .functions
@@ -350,11 +354,9 @@ fn owned_stmt(stmt: &Stmt<'_>) -> frontend::Stmt {
         Stmt::ConstDecl { name, ty, init } => {
             frontend::Stmt::ConstDecl { name: name.to_owned(), ty: owned_type(&ty), init: owned_expr(&init) }
         }
-        Stmt::VarDecl { name, ty, init } => frontend::Stmt::VarDecl {
-            name: name.to_owned(),
-            ty: owned_type(&ty),
-            init: init.as_ref().map(owned_expr),
-        },
+        Stmt::VarDecl { name, ty, init } => {
+            frontend::Stmt::VarDecl { name: name.to_owned(), ty: owned_type(&ty), init: init.as_ref().map(owned_expr) }
+        }
         Stmt::Assign { name, value } => frontend::Stmt::Assign { name: name.to_owned(), value: owned_expr(&value) },
         Stmt::ExprStmt(expr) => frontend::Stmt::ExprStmt(owned_expr(&expr)),
         Stmt::If { cond, then_body, else_body } => frontend::Stmt::If {
