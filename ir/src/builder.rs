@@ -398,9 +398,19 @@ impl<'a> FunctionBuilder<'a> {
 
     /// Appends a new block; the insertion point does not move.
     pub fn create_block(&mut self, name: &str) -> BlockId {
+        let name = self.intern_name(name);
+        self.create_named_block(name)
+    }
+
+    /// Interns `name` in the module's string table.
+    pub(crate) fn intern_name(&mut self, name: &str) -> crate::entity::StrId {
+        self.mb.module.strings.intern(name)
+    }
+
+    /// [`Self::create_block`] with an interned name.
+    pub(crate) fn create_named_block(&mut self, name: crate::entity::StrId) -> BlockId {
         let id = BlockId::from_u32(self.mb.next_block);
         self.mb.next_block += 1;
-        let name = self.mb.module.strings.intern(name);
         let blocks = &mut self.mb.module.blocks;
         if blocks.len() <= id.index() {
             blocks.resize(id.index() + 1, BlockData { name, func: VACANT, start: 0, end: 0 });

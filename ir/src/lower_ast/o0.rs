@@ -26,7 +26,7 @@ use crate::build_error::CallError;
 use crate::builder::{FunctionBuilder, ModuleBuilder};
 use crate::const_expr::ConstRef;
 use crate::constant::ConstValue;
-use crate::entity::{BlockId, EntityRef, FunctionId, GlobalId, SigId, TypeId, ValueId};
+use crate::entity::{BlockId, EntityRef, FunctionId, GlobalId, SigId, StrId, TypeId, ValueId};
 use crate::module::{Linkage, Module};
 use crate::target::{DataLayout, Target};
 use crate::types::Type;
@@ -104,6 +104,7 @@ pub(super) fn lower_tree(
     let globals = lower_globals(&mut mb, program.globals, &mut types)?;
 
     let mut scopes = Scopes::default();
+    let mut block_names = [None; BlockName::COUNT];
     for (function, (id, params, ret)) in program.functions.iter().zip(definitions) {
         let names = function.parameters.iter().map(|p| p.name.to_owned()).collect();
         let fb = mb.begin_declared_function(id, names)?;
@@ -117,6 +118,7 @@ pub(super) fn lower_tree(
             loops: Vec::new(),
             local_consts: FxHashMap::default(),
             args: Vec::new(),
+            block_names: &mut block_names,
         };
         body.lower(function, &params)?;
         body.fb.finish();
@@ -314,6 +316,36 @@ pub(super) struct Body<'p, 'a, 'm> {
     pub(super) local_consts: FxHashMap<ValueId, (TypeId, ConstValue)>,
     /// Arguments of the calls being lowered, innermost last.
     pub(super) args: Vec<ValueId>,
+    /// The module's interned block names, by [`BlockName`].
+    pub(super) block_names: &'a mut [Option<StrId>; BlockName::COUNT],
+}
+
+/// The names of the blocks lowering creates (upstream's).
+#[derive(Clone, Copy)]
+pub(super) enum BlockName {
+    IfThen,
+    IfElse,
+    IfCont,
+    WhileCond,
+    WhileBody,
+    WhileExit,
+    UnreachableCont,
+}
+
+impl BlockName {
+    const COUNT: usize = 7;
+
+    fn text(self) -> &'static str {
+        match self {
+            BlockName::IfThen => "if.then",
+            BlockName::IfElse => "if.else",
+            BlockName::IfCont => "if.cont",
+            BlockName::WhileCond => "while.cond",
+            BlockName::WhileBody => "while.body",
+            BlockName::WhileExit => "while.exit",
+            BlockName::UnreachableCont => "unreachable.cont",
+        }
+    }
 }
 
 impl<'p> Body<'p, '_, '_> {
@@ -353,7 +385,7 @@ impl<'p> Body<'p, '_, '_> {
         check_depth(depth)?;
         if self.fb.is_current_block_terminated() {
             // Dead statements are kept (and fully checked) in a block no edge reaches.
-            let block = self.fb.create_block("unreachable.cont");
+            let block = self.block(BlockName::UnreachableCont);
             self.fb.set_insert_point(block);
         }
         match stmt {
@@ -409,9 +441,9 @@ impl<'p> Body<'p, '_, '_> {
             }
             Stmt::If { cond, then_body, else_body } => {
                 let cond = self.condition(cond, depth + 1)?;
-                let then_block = self.fb.create_block("if.then");
-                let else_block = self.fb.create_block("if.else");
-                let cont = self.fb.create_block("if.cont");
+                let then_block = self.block(BlockName::IfThen);
+                let else_block = self.block(BlockName::IfElse);
+                let cont = self.block(BlockName::IfCont);
                 self.fb.cbr(cond, then_block, else_block);
                 for (block, body) in [(then_block, then_body), (else_block, else_body)] {
                     self.fb.set_insert_point(block);
@@ -423,9 +455,9 @@ impl<'p> Body<'p, '_, '_> {
                 self.fb.set_insert_point(cont);
             }
             Stmt::While { cond, body } => {
-                let head = self.fb.create_block("while.cond");
-                let body_block = self.fb.create_block("while.body");
-                let exit = self.fb.create_block("while.exit");
+                let head = self.block(BlockName::WhileCond);
+                let body_block = self.block(BlockName::WhileBody);
+                let exit = self.block(BlockName::WhileExit);
                 self.fb.br(head);
                 self.fb.set_insert_point(head);
                 let cond = self.condition(cond, depth + 1)?;
@@ -462,6 +494,17 @@ impl<'p> Body<'p, '_, '_> {
     pub(super) fn constant(&mut self, ty: TypeId, payload: ConstValue) -> ValueId {
         let module_ty = self.module_ty(ty);
         self.fb.constant_id(module_ty, payload)
+    }
+
+    /// A new block named `name`; each name is interned once per module, when
+    /// first used (so string ids are those of interning on every call).
+    fn block(&mut self, name: BlockName) -> BlockId {
+        let slot = &mut self.block_names[name as usize];
+        let id = match *slot {
+            Some(id) => id,
+            None => *slot.insert(self.fb.intern_name(name.text())),
+        };
+        self.fb.create_named_block(id)
     }
 
     /// A branch condition: a `bool` value.
