@@ -7,7 +7,12 @@
 //! nodes instead: names and literal strings are slices of the text, children are
 //! collected on reusable scratch stacks (one per node kind, each list owning the
 //! entries above the length it found) and copied into the arena once complete,
-//! and runs of indentation are skipped eight bytes at a time.
+//! and runs of indentation are skipped eight bytes at a time. Keys and tags are
+//! recognised by comparing the next 16 bytes, as two masked words, with their
+//! spellings (`"bits":`), trying first the key that follows in the order
+//! `encode` writes; only a name that no spelling matches (escaped, spaced
+//! before its colon, unknown, or near the end of the text) is scanned and
+//! compared as a string.
 //!
 //! It reads a subset of the format and *declines* (`None`) everything else, so
 //! that the strict decoder reports the exact error or reads the rare valid form;
@@ -92,6 +97,99 @@ fn string_stops(word: u64) -> u64 {
     (quote | backslash | control) & splat(0x80)
 }
 
+/// A key, tag or unit variant as the text spells it, `"name":` or `"name"`,
+/// recognised by comparing two words instead of scanning and matching a string.
+#[derive(Clone, Copy)]
+struct Pattern {
+    /// The name between the quotes, for the names a word compare cannot settle.
+    name: &'static [u8],
+    /// Whether the spelling ends with a colon (a key or tag, not a bare word).
+    colon: bool,
+    /// The length of the spelling, quotes and colon included.
+    len: usize,
+    /// The spelling as two little-endian words, zero-padded, and the masks of
+    /// its bytes; spellings longer than 16 bytes are never `fast`.
+    words: [u64; 2],
+    masks: [u64; 2],
+    fast: bool,
+}
+
+impl Pattern {
+    /// `"name":` if `colon`, else `"name"`, after `prefix` (empty, `{` or `,`).
+    const fn new(prefix: &[u8], name: &'static str, colon: bool) -> Self {
+        let name = name.as_bytes();
+        let start = prefix.len();
+        let len = start + name.len() + 2 + colon as usize;
+        let fast = len <= 16;
+        let (mut words, mut masks) = ([0; 2], [0; 2]);
+        let mut i = 0;
+        while fast && i < len {
+            let byte = if i < start {
+                prefix[i]
+            } else if i == start || i == start + name.len() + 1 {
+                b'"'
+            } else if i > start + name.len() {
+                b':'
+            } else {
+                name[i - start - 1]
+            };
+            words[i / 8] |= (byte as u64) << (i % 8 * 8);
+            masks[i / 8] |= 0xff << (i % 8 * 8);
+            i += 1;
+        }
+        Pattern { name, colon, len, words, masks, fast }
+    }
+
+    /// Exactly `spelling`, of at most 16 bytes, for [`Reader::exact`].
+    const fn raw(spelling: &'static str) -> Self {
+        let name = spelling.as_bytes();
+        assert!(name.len() <= 16, "two words at most");
+        let (mut words, mut masks) = ([0; 2], [0; 2]);
+        let mut i = 0;
+        while i < name.len() {
+            words[i / 8] |= (name[i] as u64) << (i % 8 * 8);
+            masks[i / 8] |= 0xff << (i % 8 * 8);
+            i += 1;
+        }
+        Pattern { name, colon: false, len: name.len(), words, masks, fast: true }
+    }
+
+    /// Whether the 16 bytes `text` (as little-endian words) start with this spelling.
+    #[inline(always)]
+    fn matches(&self, text: [u64; 2]) -> bool {
+        self.fast && ((text[0] ^ self.words[0]) & self.masks[0]) | ((text[1] ^ self.words[1]) & self.masks[1]) == 0
+    }
+}
+
+/// The field names of one kind of object or the variant names of one enum,
+/// with the fields in the order `encode` writes them and the variants most
+/// common first; readers match on the index of a name.
+struct Names<const N: usize> {
+    /// `"name":`, as keys and tags are spelled.
+    keys: [Pattern; N],
+    /// `"name"`, as unit variants are spelled bare.
+    words: [Pattern; N],
+    /// `{"name":`, a compact object's first key.
+    firsts: [Pattern; N],
+    /// `,"name":`, a compact object's later keys.
+    nexts: [Pattern; N],
+}
+
+const fn names<const N: usize>(names: [&'static str; N]) -> Names<N> {
+    let placeholder = Pattern::new(b"", "", false);
+    let (mut keys, mut words) = ([placeholder; N], [placeholder; N]);
+    let (mut firsts, mut nexts) = ([placeholder; N], [placeholder; N]);
+    let mut i = 0;
+    while i < N {
+        keys[i] = Pattern::new(b"", names[i], true);
+        words[i] = Pattern::new(b"", names[i], false);
+        firsts[i] = Pattern::new(b"{", names[i], true);
+        nexts[i] = Pattern::new(b",", names[i], true);
+        i += 1;
+    }
+    Names { keys, words, firsts, nexts }
+}
+
 /// Scratch stacks for the elements of the lists being read, one per kind.
 #[derive(Default)]
 struct Stacks<'a> {
@@ -114,17 +212,6 @@ struct Reader<'a> {
     depth: u32,
     bump: &'a Bump,
     stacks: Stacks<'a>,
-}
-
-/// Stores the value of a field, declining a repeated one.
-fn set<T>(slot: &mut Option<T>, value: T) -> Option<()> {
-    match slot {
-        Some(_) => None,
-        None => {
-            *slot = Some(value);
-            Some(())
-        }
-    }
 }
 
 impl<'a> Reader<'a> {
@@ -158,14 +245,19 @@ impl<'a> Reader<'a> {
     }
 
     /// The next byte after whitespace, not consumed.
-    #[inline]
+    #[inline(always)]
     fn peek(&mut self) -> Option<u8> {
-        self.skip_whitespace();
-        self.bytes.get(self.pos).copied()
+        match self.bytes.get(self.pos) {
+            Some(&b) if b > b' ' => Some(b),
+            _ => {
+                self.skip_whitespace_run();
+                self.bytes.get(self.pos).copied()
+            }
+        }
     }
 
     /// Consumes `byte` after whitespace.
-    #[inline]
+    #[inline(always)]
     fn expect(&mut self, byte: u8) -> Option<()> {
         if self.peek()? != byte {
             return None;
@@ -175,7 +267,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Consumes the next byte after whitespace.
-    #[inline]
+    #[inline(always)]
     fn next_byte(&mut self) -> Option<u8> {
         let byte = self.peek()?;
         self.pos += 1;
@@ -184,9 +276,11 @@ impl<'a> Reader<'a> {
 
     /// Consumes `word` after whitespace if it comes next. A word running on
     /// (`nullx`) leaves bytes the caller's next token does not accept.
-    #[inline]
+    #[inline(always)]
     fn keyword(&mut self, word: &[u8]) -> bool {
-        self.skip_whitespace();
+        if self.peek().is_none() {
+            return false;
+        }
         let found = self.bytes.get(self.pos..).is_some_and(|rest| rest.starts_with(word));
         if found {
             self.pos += word.len();
@@ -198,6 +292,7 @@ impl<'a> Reader<'a> {
         self.keyword(b"null").then_some(())
     }
 
+    #[inline(always)]
     fn boolean(&mut self) -> Option<bool> {
         if self.keyword(b"true") {
             Some(true)
@@ -209,7 +304,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A string without escapes or control characters, borrowed from the text.
-    #[inline]
+    #[inline(always)]
     fn string(&mut self) -> Option<&'a str> {
         self.expect(b'"')?;
         let start = self.pos;
@@ -242,7 +337,6 @@ impl<'a> Reader<'a> {
     }
 
     /// A string compared only with known names (a key or a tag), as bytes.
-    #[inline(always)]
     fn word(&mut self) -> Option<&'a [u8]> {
         self.expect(b'"')?;
         let start = self.pos;
@@ -275,13 +369,89 @@ impl<'a> Reader<'a> {
         (self.pos > start && !leading_zero && value <= max).then_some(value)
     }
 
+    /// A `u16` as [`Self::integer`] reads it, without its overflow checks: a
+    /// sixth digit is declined, since it makes the value too large or the
+    /// first digit a leading zero.
+    #[inline(always)]
     fn bits(&mut self) -> Option<u16> {
-        u16::try_from(self.integer(u64::from(u16::MAX))?).ok()
+        self.peek()?;
+        let start = self.pos;
+        let mut value: u32 = 0;
+        while let Some(&b) = self.bytes.get(self.pos).filter(|b| b.is_ascii_digit()) {
+            if self.pos - start == 5 {
+                return None;
+            }
+            value = value * 10 + u32::from(b - b'0');
+            self.pos += 1;
+        }
+        let leading_zero = self.pos - start > 1 && self.bytes.get(start) == Some(&b'0');
+        if self.pos == start || leading_zero {
+            return None;
+        }
+        u16::try_from(value).ok()
+    }
+
+    /// The 16 bytes at `pos` as little-endian words, if that many remain.
+    #[inline(always)]
+    fn lookahead(&self) -> Option<[u64; 2]> {
+        let chunk = self.bytes.get(self.pos..)?.first_chunk::<16>()?;
+        Some([u64::from_le_bytes(*chunk.first_chunk()?), u64::from_le_bytes(*chunk.last_chunk()?)])
+    }
+
+    /// Consumes `pattern` if the text continues with exactly its spelling,
+    /// with no whitespace before or inside it.
+    #[inline(always)]
+    fn exact(&mut self, pattern: &Pattern) -> bool {
+        let found = self.lookahead().is_some_and(|text| pattern.matches(text));
+        if found {
+            self.pos += pattern.len;
+        }
+        found
+    }
+
+    /// Consumes one of `patterns` after whitespace, trying the one at
+    /// `expected` first (none if out of range), and returns its index; a name
+    /// in none of them is declined.
+    #[inline(always)]
+    fn name<const N: usize>(&mut self, patterns: &[Pattern; N], expected: usize) -> Option<usize> {
+        self.skip_whitespace();
+        match self.spelled(patterns, expected) {
+            Some(index) => Some(index),
+            None => self.name_by_string(patterns),
+        }
+    }
+
+    /// Consumes the first of `patterns` (trying the one at `expected` first)
+    /// whose exact spelling comes next, without skipping whitespace: its index.
+    #[inline(always)]
+    fn spelled<const N: usize>(&mut self, patterns: &[Pattern; N], expected: usize) -> Option<usize> {
+        let text = self.lookahead()?;
+        if let Some(pattern) = patterns.get(expected).filter(|p| p.matches(text)) {
+            self.pos += pattern.len;
+            return Some(expected);
+        }
+        let index = patterns.iter().position(|p| p.matches(text))?;
+        self.pos += patterns.get(index)?.len;
+        Some(index)
+    }
+
+    /// [`Self::name`] for the names no word compare settles: the string is
+    /// scanned and compared with each name, then its colon read if the
+    /// patterns have one.
+    #[inline(never)]
+    fn name_by_string(&mut self, patterns: &[Pattern]) -> Option<usize> {
+        let word = self.word()?;
+        let index = patterns.iter().position(|p| p.name == word)?;
+        if patterns.get(index)?.colon {
+            self.expect(b':')?;
+        }
+        Some(index)
     }
 
     // ---- containers ------------------------------------------------------------------
 
     /// Consumes `open` (`{` or `[`), one level deeper.
+    #[inline(always)]
     fn open(&mut self, open: u8) -> Option<()> {
         self.expect(open)?;
         self.depth += 1;
@@ -289,21 +459,59 @@ impl<'a> Reader<'a> {
     }
 
     /// Consumes `close` (`}` or `]`), one level up.
+    #[inline(always)]
     fn close(&mut self, close: u8) -> Option<()> {
         self.expect(close)?;
         self.depth -= 1;
         Some(())
     }
 
-    /// An object whose keys and values `field` reads; it declines unknown keys
-    /// and its caller missing ones.
-    #[inline]
-    fn object(&mut self, mut field: impl FnMut(&mut Self, &'a [u8]) -> Option<()>) -> Option<()> {
-        self.open(b'{')?;
+    /// An object whose keys are among `keys`, each at most once and in any
+    /// order; `field` reads the value of the key at the index it is given.
+    /// Missing keys are the caller's to decline.
+    #[inline(always)]
+    fn object<const N: usize>(
+        &mut self,
+        names: &Names<N>,
+        mut field: impl FnMut(&mut Self, usize) -> Option<()>,
+    ) -> Option<()> {
+        const { assert!(0 < N && N <= 32, "one bit per key") };
+        let keys = &names.keys;
+        let (mut seen, mut next) = (0u32, 0);
+        // A compact object with its keys in the order of `names` (as `encode`
+        // writes them) is read with one compare per `{"key":` or `,"key":`;
+        // the general loop below takes over wherever it differs.
+        if self.depth < MAX_DEPTH && self.exact(&names.firsts[0]) {
+            self.depth += 1;
+            loop {
+                field(self, next)?;
+                seen |= 1 << next;
+                next += 1;
+                if !names.nexts.get(next).is_some_and(|pattern| self.exact(pattern)) {
+                    break;
+                }
+            }
+            match self.next_byte()? {
+                b',' => {}
+                b'}' => {
+                    self.depth -= 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        } else {
+            self.open(b'{')?;
+        }
+        // Keys usually come in the order of `keys`: the one after the last is tried first.
         loop {
-            let key = self.word()?;
-            self.expect(b':')?;
-            field(self, key)?;
+            let index = self.name(keys, next)?;
+            let bit = 1 << index;
+            if seen & bit != 0 {
+                return None;
+            }
+            seen |= bit;
+            field(self, index)?;
+            next = index + 1;
             match self.next_byte()? {
                 b',' => {}
                 b'}' => break,
@@ -315,26 +523,40 @@ impl<'a> Reader<'a> {
     }
 
     /// An enum value in its object form, `{"Tag": payload}`: exactly one key,
-    /// whose payload `payload` reads.
-    #[inline]
-    fn variant<T>(&mut self, payload: impl FnOnce(&mut Self, &'a [u8]) -> Option<T>) -> Option<T> {
-        self.open(b'{')?;
-        let tag = self.word()?;
-        self.expect(b':')?;
+    /// one of `tags`, whose payload `payload` reads given the tag's index.
+    #[inline(always)]
+    fn variant<const N: usize, T>(
+        &mut self,
+        tags: &Names<N>,
+        payload: impl FnOnce(&mut Self, usize) -> Option<T>,
+    ) -> Option<T> {
+        // `{"Tag":` without whitespace is one compare per tag.
+        let compact = if self.depth < MAX_DEPTH { self.spelled(&tags.firsts, N) } else { None };
+        let tag = match compact {
+            Some(tag) => {
+                self.depth += 1;
+                tag
+            }
+            None => {
+                self.open(b'{')?;
+                self.name(&tags.keys, N)?
+            }
+        };
         let value = payload(self, tag)?;
         self.close(b'}')?;
         Some(value)
     }
 
-    /// A unit-only enum: the bare string `"Tag"` or `{"Tag": null}`.
-    fn unit<T>(&mut self, from_tag: fn(&[u8]) -> Option<T>) -> Option<T> {
+    /// A unit-only enum, the bare string `"Tag"` or `{"Tag": null}`: the
+    /// index of its tag in `names`.
+    #[inline(always)]
+    fn unit<const N: usize>(&mut self, names: &Names<N>) -> Option<usize> {
         if self.peek()? == b'"' {
-            return from_tag(self.word()?);
+            return self.name(&names.words, N);
         }
-        self.variant(|r, tag| {
-            let value = from_tag(tag)?;
+        self.variant(names, |r, tag| {
             r.null()?;
-            Some(value)
+            Some(tag)
         })
     }
 
@@ -365,19 +587,24 @@ impl<'a> Reader<'a> {
     }
 
     // ---- the envelope and the program ------------------------------------------------
+    //
+    // Each reader lists its names beside the `match` on their indices.
 
     fn envelope(&mut self) -> Option<tree::Program<'a>> {
+        const KEYS: Names<4> = names(["format_version", "semantics_version", "features", "program"]);
         let (mut format, mut semantics, mut features, mut program) = (None, None, None, None);
-        self.object(|r, key| match key {
-            b"format_version" => set(&mut format, r.integer(u64::MAX)?),
-            b"semantics_version" => set(&mut semantics, r.integer(u64::MAX)?),
-            b"features" => {
-                r.open(b'[')?;
-                r.close(b']')?;
-                set(&mut features, ())
+        self.object(&KEYS, |r, key| {
+            match key {
+                0 => format = Some(r.integer(u64::MAX)?),
+                1 => semantics = Some(r.integer(u64::MAX)?),
+                2 => {
+                    r.open(b'[')?;
+                    r.close(b']')?;
+                    features = Some(());
+                }
+                _ => program = Some(r.program()?),
             }
-            b"program" => set(&mut program, r.program()?),
-            _ => None,
+            Some(())
         })?;
         features?;
         let supported = format? == u64::from(AST_FORMAT_VERSION) && semantics? == SEMANTICS_VERSION;
@@ -385,61 +612,69 @@ impl<'a> Reader<'a> {
     }
 
     fn program(&mut self) -> Option<tree::Program<'a>> {
+        const KEYS: Names<3> = names(["declarations", "globals", "functions"]);
         let (mut declarations, mut globals, mut functions) = (None, None, None);
-        self.object(|r, key| match key {
-            b"declarations" => set(&mut declarations, r.list(|s| &mut s.declarations, Self::declaration)?),
-            b"globals" => set(&mut globals, r.list(|s| &mut s.globals, Self::global)?),
-            b"functions" => set(&mut functions, r.list(|s| &mut s.functions, Self::function)?),
-            _ => None,
+        self.object(&KEYS, |r, key| {
+            match key {
+                0 => declarations = Some(r.list(|s| &mut s.declarations, Self::declaration)?),
+                1 => globals = Some(r.list(|s| &mut s.globals, Self::global)?),
+                _ => functions = Some(r.list(|s| &mut s.functions, Self::function)?),
+            }
+            Some(())
         })?;
         Some(tree::Program { declarations: declarations?, globals: globals?, functions: functions? })
     }
 
     fn declaration(&mut self) -> Option<FunctionDeclaration<'a>> {
+        const KEYS: Names<4> = names(["name", "signature", "linkage", "link_name"]);
         let (mut name, mut signature, mut linkage, mut link_name) = (None, None, None, None);
-        self.object(|r, key| match key {
-            b"name" => set(&mut name, r.string()?),
-            b"signature" => set(&mut signature, r.signature()?),
-            b"linkage" => set(&mut linkage, r.linkage()?),
-            b"link_name" => set(&mut link_name, r.optional_string()?),
-            _ => None,
+        self.object(&KEYS, |r, key| {
+            match key {
+                0 => name = Some(r.string()?),
+                1 => signature = Some(r.signature()?),
+                2 => linkage = Some(r.linkage()?),
+                _ => link_name = r.optional_string()?,
+            }
+            Some(())
         })?;
-        Some(FunctionDeclaration {
-            name: name?,
-            signature: signature?,
-            linkage: linkage?,
-            link_name: link_name.flatten(),
-        })
+        Some(FunctionDeclaration { name: name?, signature: signature?, linkage: linkage?, link_name })
     }
 
     fn global(&mut self) -> Option<GlobalConst<'a>> {
+        const KEYS: Names<3> = names(["name", "ty", "init"]);
         let (mut name, mut ty, mut init) = (None, None, None);
-        self.object(|r, key| match key {
-            b"name" => set(&mut name, r.string()?),
-            b"ty" => set(&mut ty, r.ty()?),
-            b"init" => set(&mut init, r.expr()?),
-            _ => None,
+        self.object(&KEYS, |r, key| {
+            match key {
+                0 => name = Some(r.string()?),
+                1 => ty = Some(r.ty()?),
+                _ => init = Some(r.expr()?),
+            }
+            Some(())
         })?;
         Some(GlobalConst { name: name?, ty: ty?, init: init? })
     }
 
     fn function(&mut self) -> Option<Function<'a>> {
+        const KEYS: Names<7> =
+            names(["convention", "linkage", "link_name", "name", "parameters", "return_type", "body"]);
         let (mut convention, mut linkage, mut link_name, mut name) = (None, None, None, None);
         let (mut parameters, mut return_type, mut body) = (None, None, None);
-        self.object(|r, key| match key {
-            b"convention" => set(&mut convention, r.convention()?),
-            b"linkage" => set(&mut linkage, r.linkage()?),
-            b"link_name" => set(&mut link_name, r.optional_string()?),
-            b"name" => set(&mut name, r.string()?),
-            b"parameters" => set(&mut parameters, r.list(|s| &mut s.params, Self::param)?),
-            b"return_type" => set(&mut return_type, r.ty()?),
-            b"body" => set(&mut body, r.stmts()?),
-            _ => None,
+        self.object(&KEYS, |r, key| {
+            match key {
+                0 => convention = Some(r.convention()?),
+                1 => linkage = Some(r.linkage()?),
+                2 => link_name = r.optional_string()?,
+                3 => name = Some(r.string()?),
+                4 => parameters = Some(r.list(|s| &mut s.params, Self::param)?),
+                5 => return_type = Some(r.ty()?),
+                _ => body = Some(r.stmts()?),
+            }
+            Some(())
         })?;
         Some(Function {
             convention: convention?,
             linkage: linkage?,
-            link_name: link_name.flatten(),
+            link_name,
             name: name?,
             parameters: parameters?,
             return_type: return_type?,
@@ -448,141 +683,193 @@ impl<'a> Reader<'a> {
     }
 
     fn param(&mut self) -> Option<Param<'a>> {
+        const KEYS: Names<2> = names(["name", "ty"]);
         let (mut name, mut ty) = (None, None);
-        self.object(|r, key| match key {
-            b"name" => set(&mut name, r.string()?),
-            b"ty" => set(&mut ty, r.ty()?),
-            _ => None,
+        self.object(&KEYS, |r, key| {
+            match key {
+                0 => name = Some(r.string()?),
+                _ => ty = Some(r.ty()?),
+            }
+            Some(())
         })?;
         Some(Param { name: name?, ty: ty? })
     }
 
     fn signature(&mut self) -> Option<Signature<'a>> {
+        const KEYS: Names<4> = names(["params", "ret", "convention", "variadic"]);
         let (mut params, mut ret, mut convention, mut variadic) = (None, None, None, None);
-        self.object(|r, key| match key {
-            b"params" => set(&mut params, r.list(|s| &mut s.types, Self::ty)?),
-            b"ret" => set(&mut ret, r.ty()?),
-            b"convention" => set(&mut convention, r.convention()?),
-            b"variadic" => set(&mut variadic, r.boolean()?),
-            _ => None,
+        self.object(&KEYS, |r, key| {
+            match key {
+                0 => params = Some(r.list(|s| &mut s.types, Self::ty)?),
+                1 => ret = Some(r.ty()?),
+                2 => convention = Some(r.convention()?),
+                _ => variadic = Some(r.boolean()?),
+            }
+            Some(())
         })?;
         Some(Signature { params: params?, ret: ret?, convention: convention?, variadic: variadic? })
     }
 
     fn convention(&mut self) -> Option<Convention> {
-        self.unit(|tag| match tag {
-            b"Whale" => Some(Convention::Whale),
-            b"SysV64" => Some(Convention::SysV64),
-            _ => None,
-        })
+        const NAMES: Names<2> = names(["Whale", "SysV64"]);
+        [Convention::Whale, Convention::SysV64].get(self.unit(&NAMES)?).copied()
     }
 
     fn linkage(&mut self) -> Option<Linkage> {
-        self.unit(|tag| match tag {
-            b"Internal" => Some(Linkage::Internal),
-            b"External" => Some(Linkage::External),
-            _ => None,
-        })
+        const NAMES: Names<2> = names(["Internal", "External"]);
+        [Linkage::Internal, Linkage::External].get(self.unit(&NAMES)?).copied()
     }
 
     // ---- types -----------------------------------------------------------------------
 
     fn ty(&mut self) -> Option<Type<'a>> {
+        const UNITS: Names<2> = names(["Void", "Bool"]);
+        const TAGS: Names<8> = names(["Int", "Bool", "Void", "Ptr", "Array", "Opaque", "Float", "FnPtr"]);
         if self.peek()? == b'"' {
-            return match self.word()? {
-                b"Void" => Some(Type::Void),
-                b"Bool" => Some(Type::Bool),
-                _ => None,
-            };
+            return [Type::Void, Type::Bool].get(self.name(&UNITS.words, 2)?).copied();
         }
-        self.variant(|r, tag| match tag {
-            b"Int" => {
+        let start = self.pos;
+        if let Some((bits, signed)) = self.compact_int() {
+            if self.expect(b'}').and_then(|()| self.expect(b'}')).is_some() {
+                return Some(Type::Int { bits, signed });
+            }
+        }
+        self.pos = start;
+        self.variant(&TAGS, |r, tag| match tag {
+            0 => {
+                const KEYS: Names<2> = names(["bits", "signed"]);
                 let (mut bits, mut signed) = (None, None);
-                r.object(|r, key| match key {
-                    b"bits" => set(&mut bits, r.bits()?),
-                    b"signed" => set(&mut signed, r.boolean()?),
-                    _ => None,
+                r.object(&KEYS, |r, key| {
+                    match key {
+                        0 => bits = Some(r.bits()?),
+                        _ => signed = Some(r.boolean()?),
+                    }
+                    Some(())
                 })?;
                 Some(Type::Int { bits: bits?, signed: signed? })
             }
-            b"Float" => {
-                let mut bits = None;
-                r.object(|r, key| match key {
-                    b"bits" => set(&mut bits, r.bits()?),
-                    _ => None,
-                })?;
-                Some(Type::Float { bits: bits? })
-            }
-            b"Ptr" => Some(Type::Ptr(r.bump.alloc(r.ty()?))),
-            b"Array" => {
+            1 => r.null().map(|()| Type::Bool),
+            2 => r.null().map(|()| Type::Void),
+            3 => Some(Type::Ptr(r.bump.alloc(r.ty()?))),
+            4 => {
+                const KEYS: Names<2> = names(["elem", "len"]);
                 let (mut elem, mut len) = (None, None);
-                r.object(|r, key| match key {
-                    b"elem" => set(&mut elem, r.ty()?),
-                    b"len" => set(&mut len, r.integer(u64::MAX)?),
-                    _ => None,
+                r.object(&KEYS, |r, key| {
+                    match key {
+                        0 => elem = Some(r.ty()?),
+                        _ => len = Some(r.integer(u64::MAX)?),
+                    }
+                    Some(())
                 })?;
                 Some(Type::Array { elem: r.bump.alloc(elem?), len: len? })
             }
-            b"Opaque" => Some(Type::Opaque(r.string()?)),
-            b"Void" => r.null().map(|()| Type::Void),
-            b"Bool" => r.null().map(|()| Type::Bool),
-            b"FnPtr" => Some(Type::FnPtr(r.bump.alloc(r.signature()?))),
-            _ => None,
+            5 => Some(Type::Opaque(r.string()?)),
+            6 => {
+                const KEYS: Names<1> = names(["bits"]);
+                let mut bits = None;
+                r.object(&KEYS, |r, _| {
+                    bits = Some(r.bits()?);
+                    Some(())
+                })?;
+                Some(Type::Float { bits: bits? })
+            }
+            _ => Some(Type::FnPtr(r.bump.alloc(r.signature()?))),
         })
     }
 
     // ---- expressions -----------------------------------------------------------------
 
+    /// The start of an integer type or literal as `encode` writes it,
+    /// `{"Int":{"bits":64,"signed":true`, read without the object machinery:
+    /// `None` (with `pos` left anywhere) if the text does not continue so.
+    /// Only scalars are read, so a caller that rewinds and takes the general
+    /// path reads them at most twice.
+    #[inline(always)]
+    fn compact_int(&mut self) -> Option<(u16, bool)> {
+        const INT_BITS: Pattern = Pattern::raw(r#"{"Int":{"bits":"#);
+        const SIGNED: Pattern = Pattern::raw(r#","signed":"#);
+        // The two objects this opens must fit where the general path would open them.
+        if self.depth + 2 > MAX_DEPTH || !self.exact(&INT_BITS) {
+            return None;
+        }
+        let bits = self.bits()?;
+        if !self.exact(&SIGNED) {
+            return None;
+        }
+        Some((bits, self.boolean()?))
+    }
+
     fn literal(&mut self) -> Option<Literal<'a>> {
-        self.variant(|r, tag| match tag {
-            b"Bool" => Some(Literal::Bool(r.boolean()?)),
-            b"Int" => {
+        const TAGS: Names<3> = names(["Int", "Bool", "Float"]);
+        const VALUE: Pattern = Pattern::raw(r#","value":"#);
+        let start = self.pos;
+        if let Some((bits, signed)) = self.compact_int() {
+            if self.exact(&VALUE) {
+                if let Some(value) = self.string() {
+                    if self.expect(b'}').and_then(|()| self.expect(b'}')).is_some() {
+                        return Some(Literal::Int { bits, signed, value });
+                    }
+                }
+            }
+        }
+        self.pos = start;
+        self.variant(&TAGS, |r, tag| match tag {
+            0 => {
+                const KEYS: Names<3> = names(["bits", "signed", "value"]);
                 let (mut bits, mut signed, mut value) = (None, None, None);
-                r.object(|r, key| match key {
-                    b"bits" => set(&mut bits, r.bits()?),
-                    b"signed" => set(&mut signed, r.boolean()?),
-                    b"value" => set(&mut value, r.string()?),
-                    _ => None,
+                r.object(&KEYS, |r, key| {
+                    match key {
+                        0 => bits = Some(r.bits()?),
+                        1 => signed = Some(r.boolean()?),
+                        _ => value = Some(r.string()?),
+                    }
+                    Some(())
                 })?;
                 Some(Literal::Int { bits: bits?, signed: signed?, value: value? })
             }
-            b"Float" => {
+            1 => Some(Literal::Bool(r.boolean()?)),
+            _ => {
+                const KEYS: Names<2> = names(["bits", "value"]);
                 let (mut bits, mut value) = (None, None);
-                r.object(|r, key| match key {
-                    b"bits" => set(&mut bits, r.bits()?),
-                    b"value" => set(&mut value, r.string()?),
-                    _ => None,
+                r.object(&KEYS, |r, key| {
+                    match key {
+                        0 => bits = Some(r.bits()?),
+                        _ => value = Some(r.string()?),
+                    }
+                    Some(())
                 })?;
                 Some(Literal::Float { bits: bits?, value: value? })
             }
-            _ => None,
         })
     }
 
     fn expr(&mut self) -> Option<Expr<'a>> {
-        self.variant(|r, tag| match tag {
-            b"Var" => Some(Expr::Var(r.string()?)),
-            b"Lit" => Some(Expr::Lit(r.literal()?)),
-            b"Binary" => {
+        const TAGS: Names<7> = names(["Var", "Lit", "Binary", "Cmp", "Call", "FunctionRef", "NullFunction"]);
+        self.variant(&TAGS, |r, tag| match tag {
+            0 => Some(Expr::Var(r.string()?)),
+            1 => Some(Expr::Lit(r.literal()?)),
+            2 => {
                 let (left, op, right) = r.operands(Self::binary_op)?;
                 Some(Expr::Binary { left, op, right })
             }
-            b"Cmp" => {
+            3 => {
                 let (left, op, right) = r.operands(Self::cmp_op)?;
                 Some(Expr::Cmp { left, op, right })
             }
-            b"FunctionRef" => Some(Expr::FunctionRef(r.string()?)),
-            b"Call" => {
+            4 => {
+                const KEYS: Names<2> = names(["callee", "args"]);
                 let (mut callee, mut args) = (None, None);
-                r.object(|r, key| match key {
-                    b"callee" => set(&mut callee, r.callee()?),
-                    b"args" => set(&mut args, r.list(|s| &mut s.exprs, Self::expr)?),
-                    _ => None,
+                r.object(&KEYS, |r, key| {
+                    match key {
+                        0 => callee = Some(r.callee()?),
+                        _ => args = Some(r.list(|s| &mut s.exprs, Self::expr)?),
+                    }
+                    Some(())
                 })?;
                 Some(Expr::Call { callee: callee?, args: args? })
             }
-            b"NullFunction" => Some(Expr::NullFunction(r.bump.alloc(r.signature()?))),
-            _ => None,
+            5 => Some(Expr::FunctionRef(r.string()?)),
+            _ => Some(Expr::NullFunction(r.bump.alloc(r.signature()?))),
         })
     }
 
@@ -593,43 +880,38 @@ impl<'a> Reader<'a> {
     }
 
     /// The `left`, `op` and `right` fields of `Binary` and `Cmp`.
+    #[inline]
     fn operands<Op>(&mut self, op: fn(&mut Self) -> Option<Op>) -> Option<(&'a Expr<'a>, Op, &'a Expr<'a>)> {
+        const KEYS: Names<3> = names(["left", "op", "right"]);
         let (mut left, mut operator, mut right) = (None, None, None);
-        self.object(|r, key| match key {
-            b"left" => set(&mut left, r.boxed_expr()?),
-            b"op" => set(&mut operator, op(r)?),
-            b"right" => set(&mut right, r.boxed_expr()?),
-            _ => None,
+        self.object(&KEYS, |r, key| {
+            match key {
+                0 => left = Some(r.boxed_expr()?),
+                1 => operator = Some(op(r)?),
+                _ => right = Some(r.boxed_expr()?),
+            }
+            Some(())
         })?;
         Some((left?, operator?, right?))
     }
 
+    #[inline(always)]
     fn binary_op(&mut self) -> Option<BinaryOp> {
-        self.unit(|tag| match tag {
-            b"Add" => Some(BinaryOp::Add),
-            b"Sub" => Some(BinaryOp::Sub),
-            b"Mul" => Some(BinaryOp::Mul),
-            _ => None,
-        })
+        const NAMES: Names<3> = names(["Add", "Sub", "Mul"]);
+        [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul].get(self.unit(&NAMES)?).copied()
     }
 
+    #[inline(always)]
     fn cmp_op(&mut self) -> Option<CmpOp> {
-        self.unit(|tag| match tag {
-            b"Eq" => Some(CmpOp::Eq),
-            b"Ne" => Some(CmpOp::Ne),
-            b"Lt" => Some(CmpOp::Lt),
-            b"Le" => Some(CmpOp::Le),
-            b"Gt" => Some(CmpOp::Gt),
-            b"Ge" => Some(CmpOp::Ge),
-            _ => None,
-        })
+        const NAMES: Names<6> = names(["Lt", "Eq", "Ne", "Le", "Gt", "Ge"]);
+        [CmpOp::Lt, CmpOp::Eq, CmpOp::Ne, CmpOp::Le, CmpOp::Gt, CmpOp::Ge].get(self.unit(&NAMES)?).copied()
     }
 
     fn callee(&mut self) -> Option<Callee<'a>> {
-        self.variant(|r, tag| match tag {
-            b"Direct" => Some(Callee::Direct(r.string()?)),
-            b"Indirect" => Some(Callee::Indirect(r.boxed_expr()?)),
-            _ => None,
+        const TAGS: Names<2> = names(["Direct", "Indirect"]);
+        self.variant(&TAGS, |r, tag| match tag {
+            0 => Some(Callee::Direct(r.string()?)),
+            _ => Some(Callee::Indirect(r.boxed_expr()?)),
         })
     }
 
@@ -640,73 +922,86 @@ impl<'a> Reader<'a> {
     }
 
     fn stmt(&mut self) -> Option<Stmt<'a>> {
+        const UNITS: Names<2> = names(["Break", "Continue"]);
+        const TAGS: Names<9> =
+            names(["VarDecl", "Assign", "If", "While", "ExprStmt", "ConstDecl", "Return", "Break", "Continue"]);
         if self.peek()? == b'"' {
-            return match self.word()? {
-                b"Break" => Some(Stmt::Break),
-                b"Continue" => Some(Stmt::Continue),
-                _ => None,
-            };
+            return [Stmt::Break, Stmt::Continue].get(self.name(&UNITS.words, 2)?).copied();
         }
-        self.variant(|r, tag| match tag {
-            b"Return" => {
+        self.variant(&TAGS, |r, tag| match tag {
+            0 => {
+                const KEYS: Names<3> = names(["name", "ty", "init"]);
+                let (mut name, mut ty, mut init) = (None, None, None);
+                r.object(&KEYS, |r, key| {
+                    match key {
+                        0 => name = Some(r.string()?),
+                        1 => ty = Some(r.ty()?),
+                        _ => init = if r.keyword(b"null") { None } else { Some(r.expr()?) },
+                    }
+                    Some(())
+                })?;
+                Some(Stmt::VarDecl { name: name?, ty: ty?, init })
+            }
+            1 => {
+                const KEYS: Names<2> = names(["name", "value"]);
+                let (mut name, mut value) = (None, None);
+                r.object(&KEYS, |r, key| {
+                    match key {
+                        0 => name = Some(r.string()?),
+                        _ => value = Some(r.expr()?),
+                    }
+                    Some(())
+                })?;
+                Some(Stmt::Assign { name: name?, value: value? })
+            }
+            2 => {
+                const KEYS: Names<3> = names(["cond", "then_body", "else_body"]);
+                let (mut cond, mut then_body, mut else_body) = (None, None, None);
+                r.object(&KEYS, |r, key| {
+                    match key {
+                        0 => cond = Some(r.expr()?),
+                        1 => then_body = Some(r.stmts()?),
+                        _ => else_body = Some(r.stmts()?),
+                    }
+                    Some(())
+                })?;
+                Some(Stmt::If { cond: cond?, then_body: then_body?, else_body: else_body? })
+            }
+            3 => {
+                const KEYS: Names<2> = names(["cond", "body"]);
+                let (mut cond, mut body) = (None, None);
+                r.object(&KEYS, |r, key| {
+                    match key {
+                        0 => cond = Some(r.expr()?),
+                        _ => body = Some(r.stmts()?),
+                    }
+                    Some(())
+                })?;
+                Some(Stmt::While { cond: cond?, body: body? })
+            }
+            4 => Some(Stmt::ExprStmt(r.expr()?)),
+            5 => {
+                const KEYS: Names<3> = names(["name", "ty", "init"]);
+                let (mut name, mut ty, mut init) = (None, None, None);
+                r.object(&KEYS, |r, key| {
+                    match key {
+                        0 => name = Some(r.string()?),
+                        1 => ty = Some(r.ty()?),
+                        _ => init = Some(r.expr()?),
+                    }
+                    Some(())
+                })?;
+                Some(Stmt::ConstDecl { name: name?, ty: ty?, init: init? })
+            }
+            6 => {
                 if r.keyword(b"null") {
                     Some(Stmt::Return(None))
                 } else {
                     Some(Stmt::Return(Some(r.expr()?)))
                 }
             }
-            b"ConstDecl" => {
-                let (mut name, mut ty, mut init) = (None, None, None);
-                r.object(|r, key| match key {
-                    b"name" => set(&mut name, r.string()?),
-                    b"ty" => set(&mut ty, r.ty()?),
-                    b"init" => set(&mut init, r.expr()?),
-                    _ => None,
-                })?;
-                Some(Stmt::ConstDecl { name: name?, ty: ty?, init: init? })
-            }
-            b"VarDecl" => {
-                let (mut name, mut ty, mut init) = (None, None, None);
-                r.object(|r, key| match key {
-                    b"name" => set(&mut name, r.string()?),
-                    b"ty" => set(&mut ty, r.ty()?),
-                    b"init" => set(&mut init, if r.keyword(b"null") { None } else { Some(r.expr()?) }),
-                    _ => None,
-                })?;
-                Some(Stmt::VarDecl { name: name?, ty: ty?, init: init.flatten() })
-            }
-            b"Assign" => {
-                let (mut name, mut value) = (None, None);
-                r.object(|r, key| match key {
-                    b"name" => set(&mut name, r.string()?),
-                    b"value" => set(&mut value, r.expr()?),
-                    _ => None,
-                })?;
-                Some(Stmt::Assign { name: name?, value: value? })
-            }
-            b"ExprStmt" => Some(Stmt::ExprStmt(r.expr()?)),
-            b"If" => {
-                let (mut cond, mut then_body, mut else_body) = (None, None, None);
-                r.object(|r, key| match key {
-                    b"cond" => set(&mut cond, r.expr()?),
-                    b"then_body" => set(&mut then_body, r.stmts()?),
-                    b"else_body" => set(&mut else_body, r.stmts()?),
-                    _ => None,
-                })?;
-                Some(Stmt::If { cond: cond?, then_body: then_body?, else_body: else_body? })
-            }
-            b"While" => {
-                let (mut cond, mut body) = (None, None);
-                r.object(|r, key| match key {
-                    b"cond" => set(&mut cond, r.expr()?),
-                    b"body" => set(&mut body, r.stmts()?),
-                    _ => None,
-                })?;
-                Some(Stmt::While { cond: cond?, body: body? })
-            }
-            b"Break" => r.null().map(|()| Stmt::Break),
-            b"Continue" => r.null().map(|()| Stmt::Continue),
-            _ => None,
+            7 => r.null().map(|()| Stmt::Break),
+            _ => r.null().map(|()| Stmt::Continue),
         })
     }
 }
@@ -905,6 +1200,47 @@ mod tests {
         let link_name_twice = r#"{"convention":"Whale","linkage":"Internal","link_name":null,"link_name":null,
             "name":"f","parameters":[],"return_type":"Bool","body":[]}"#;
         assert!(declined(&with_function(link_name_twice)).is_err());
+    }
+
+    #[test]
+    fn compact_fast_paths_fall_back_or_decline_exactly() {
+        let lit = |fields: &str| with_body(&format!(r#"{{"Return":{{"Lit":{{"Int":{{{fields}}}}}}}}}"#));
+        let ty = |fields: &str| with_body(&format!(r#"{{"VarDecl":{{"name":"v","ty":{{"Int":{{{fields}}}}}}}}}"#));
+        let assign = |fields: &str| with_body(&format!(r#"{{"Assign":{{{fields}}}}}"#));
+        // Canonical, reordered after a matching start, and spaced where a compare expects none.
+        for fields in [
+            r#""bits":64,"signed":true,"value":"5""#,
+            r#""bits":64,"value":"5","signed":true"#,
+            r#""bits":64,"signed":true ,"value":"5""#,
+            r#""bits":64,"signed":true,"value" :"5" "#,
+        ] {
+            accepted(&lit(fields));
+        }
+        for fields in [r#""bits":8,"signed":false"#, r#""signed":false,"bits":8"#, r#""bits":8 ,"signed":false "#] {
+            accepted(&ty(fields));
+        }
+        for fields in [r#""name":"a","value":{"Var":"b"}"#, r#""value":{"Var":"b"},"name":"a""#] {
+            accepted(&assign(fields));
+        }
+        // A repeated, unknown or missing key after a compact run.
+        for fields in [
+            r#""bits":64,"signed":true,"value":"5","bits":64"#,
+            r#""bits":64,"signed":true,"value":"5","signed":true"#,
+            r#""bits":64,"signed":true"#,
+            r#""bits":64,"signed":true,"value":"5","x":1"#,
+        ] {
+            assert!(declined(&lit(fields)).is_err(), "{fields}");
+        }
+        for fields in [r#""bits":8,"signed":false,"bits":8"#, r#""bits":8"#, r#""bits":8,"signed":false,"value":"5""#] {
+            assert!(declined(&ty(fields)).is_err(), "{fields}");
+        }
+        for fields in [r#""name":"a","value":{"Var":"b"},"name":"a""#, r#""name":"a","name":"a""#, r#""name":"a""#] {
+            assert!(declined(&assign(fields)).is_err(), "{fields}");
+        }
+        // Compact tags of every expression kind.
+        let call = r#"{"Call":{"callee":{"Direct":"f"},"args":[{"Cmp":{"left":{"Var":"a"},"op":"Ge","right":
+            {"Lit":{"Bool":false}}}},{"FunctionRef":"f"},{"Binary":{"left":{"Var":"a"},"op":"Mul","right":{"Var":"b"}}}]}}"#;
+        accepted(&with_body(&format!(r#"{{"ExprStmt":{call}}}"#).replace(['\n', ' '], "")));
     }
 
     #[test]
