@@ -866,7 +866,7 @@ impl<'a> Reader<'a> {
                     }
                     Some(())
                 })?;
-                Some(Expr::Call { callee: callee?, args: args? })
+                Some(Expr::Call { callee: r.bump.alloc(callee?), args: args? })
             }
             5 => Some(Expr::FunctionRef(r.string()?)),
             _ => Some(Expr::NullFunction(r.bump.alloc(r.signature()?))),
@@ -877,6 +877,12 @@ impl<'a> Reader<'a> {
     fn boxed_expr(&mut self) -> Option<&'a Expr<'a>> {
         let expr = self.expr()?;
         Some(self.bump.alloc(expr))
+    }
+
+    /// A type in the arena.
+    fn boxed_ty(&mut self) -> Option<&'a Type<'a>> {
+        let ty = self.ty()?;
+        Some(self.bump.alloc(ty))
     }
 
     /// The `left`, `op` and `right` fields of `Binary` and `Cmp`.
@@ -935,8 +941,8 @@ impl<'a> Reader<'a> {
                 r.object(&KEYS, |r, key| {
                     match key {
                         0 => name = Some(r.string()?),
-                        1 => ty = Some(r.ty()?),
-                        _ => init = if r.keyword(b"null") { None } else { Some(r.expr()?) },
+                        1 => ty = Some(r.boxed_ty()?),
+                        _ => init = if r.keyword(b"null") { None } else { Some(r.boxed_expr()?) },
                     }
                     Some(())
                 })?;
@@ -948,7 +954,7 @@ impl<'a> Reader<'a> {
                 r.object(&KEYS, |r, key| {
                     match key {
                         0 => name = Some(r.string()?),
-                        _ => value = Some(r.expr()?),
+                        _ => value = Some(r.boxed_expr()?),
                     }
                     Some(())
                 })?;
@@ -959,7 +965,7 @@ impl<'a> Reader<'a> {
                 let (mut cond, mut then_body, mut else_body) = (None, None, None);
                 r.object(&KEYS, |r, key| {
                     match key {
-                        0 => cond = Some(r.expr()?),
+                        0 => cond = Some(r.boxed_expr()?),
                         1 => then_body = Some(r.stmts()?),
                         _ => else_body = Some(r.stmts()?),
                     }
@@ -972,22 +978,22 @@ impl<'a> Reader<'a> {
                 let (mut cond, mut body) = (None, None);
                 r.object(&KEYS, |r, key| {
                     match key {
-                        0 => cond = Some(r.expr()?),
+                        0 => cond = Some(r.boxed_expr()?),
                         _ => body = Some(r.stmts()?),
                     }
                     Some(())
                 })?;
                 Some(Stmt::While { cond: cond?, body: body? })
             }
-            4 => Some(Stmt::ExprStmt(r.expr()?)),
+            4 => Some(Stmt::ExprStmt(r.boxed_expr()?)),
             5 => {
                 const KEYS: Names<3> = names(["name", "ty", "init"]);
                 let (mut name, mut ty, mut init) = (None, None, None);
                 r.object(&KEYS, |r, key| {
                     match key {
                         0 => name = Some(r.string()?),
-                        1 => ty = Some(r.ty()?),
-                        _ => init = Some(r.expr()?),
+                        1 => ty = Some(r.boxed_ty()?),
+                        _ => init = Some(r.boxed_expr()?),
                     }
                     Some(())
                 })?;
@@ -997,7 +1003,7 @@ impl<'a> Reader<'a> {
                 if r.keyword(b"null") {
                     Some(Stmt::Return(None))
                 } else {
-                    Some(Stmt::Return(Some(r.expr()?)))
+                    Some(Stmt::Return(Some(r.boxed_expr()?)))
                 }
             }
             7 => r.null().map(|()| Stmt::Break),

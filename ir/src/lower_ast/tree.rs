@@ -94,7 +94,7 @@ pub(super) enum Expr<'a> {
     Binary { left: &'a Expr<'a>, op: BinaryOp, right: &'a Expr<'a> },
     Cmp { left: &'a Expr<'a>, op: CmpOp, right: &'a Expr<'a> },
     FunctionRef(&'a str),
-    Call { callee: Callee<'a>, args: &'a [Expr<'a>] },
+    Call { callee: &'a Callee<'a>, args: &'a [Expr<'a>] },
     NullFunction(&'a Signature<'a>),
 }
 
@@ -110,13 +110,13 @@ pub(super) enum Callee<'a> {
 // The variants are the JSON tags of `frontend::Stmt`, `ExprStmt` included.
 #[allow(clippy::enum_variant_names)]
 pub(super) enum Stmt<'a> {
-    Return(Option<Expr<'a>>),
-    ConstDecl { name: &'a str, ty: Type<'a>, init: Expr<'a> },
-    VarDecl { name: &'a str, ty: Type<'a>, init: Option<Expr<'a>> },
-    Assign { name: &'a str, value: Expr<'a> },
-    ExprStmt(Expr<'a>),
-    If { cond: Expr<'a>, then_body: &'a [Stmt<'a>], else_body: &'a [Stmt<'a>] },
-    While { cond: Expr<'a>, body: &'a [Stmt<'a>] },
+    Return(Option<&'a Expr<'a>>),
+    ConstDecl { name: &'a str, ty: &'a Type<'a>, init: &'a Expr<'a> },
+    VarDecl { name: &'a str, ty: &'a Type<'a>, init: Option<&'a Expr<'a>> },
+    Assign { name: &'a str, value: &'a Expr<'a> },
+    ExprStmt(&'a Expr<'a>),
+    If { cond: &'a Expr<'a>, then_body: &'a [Stmt<'a>], else_body: &'a [Stmt<'a>] },
+    While { cond: &'a Expr<'a>, body: &'a [Stmt<'a>] },
     Break,
     Continue,
 }
@@ -212,10 +212,10 @@ impl<'a> Borrow<'a> {
             frontend::Expr::Cmp { left, op, right } => Expr::Cmp { left: sub(left), op: *op, right: sub(right) },
             frontend::Expr::FunctionRef(name) => Expr::FunctionRef(name),
             frontend::Expr::Call { callee, args } => Expr::Call {
-                callee: match callee {
+                callee: self.bump.alloc(match callee {
                     frontend::Callee::Direct(name) => Callee::Direct(name),
                     frontend::Callee::Indirect(callee) => Callee::Indirect(sub(callee)),
-                },
+                }),
                 args: self.bump.alloc_slice_fill_iter(args.iter().map(|a| self.expr(a, depth + 1))),
             },
             frontend::Expr::NullFunction(sig) => Expr::NullFunction(self.bump.alloc(self.signature(sig, depth + 1))),
@@ -230,14 +230,13 @@ impl<'a> Borrow<'a> {
         if depth > VIEW_DEPTH {
             return Stmt::Break;
         }
-        let expr = |e: &'a frontend::Expr| self.expr(e, depth + 1);
+        let expr = |e: &'a frontend::Expr| &*self.bump.alloc(self.expr(e, depth + 1));
+        let ty = |t: &'a frontend::Type| &*self.bump.alloc(self.ty(t, depth + 1));
         match stmt {
             frontend::Stmt::Return(value) => Stmt::Return(value.as_ref().map(expr)),
-            frontend::Stmt::ConstDecl { name, ty, init } => {
-                Stmt::ConstDecl { name, ty: self.ty(ty, depth + 1), init: expr(init) }
-            }
-            frontend::Stmt::VarDecl { name, ty, init } => {
-                Stmt::VarDecl { name, ty: self.ty(ty, depth + 1), init: init.as_ref().map(expr) }
+            frontend::Stmt::ConstDecl { name, ty: t, init } => Stmt::ConstDecl { name, ty: ty(t), init: expr(init) },
+            frontend::Stmt::VarDecl { name, ty: t, init } => {
+                Stmt::VarDecl { name, ty: ty(t), init: init.as_ref().map(expr) }
             }
             frontend::Stmt::Assign { name, value } => Stmt::Assign { name, value: expr(value) },
             frontend::Stmt::ExprStmt(e) => Stmt::ExprStmt(expr(e)),
@@ -334,7 +333,7 @@ fn owned_expr(expr: &Expr<'_>) -> frontend::Expr {
         Expr::Cmp { left, op, right } => frontend::Expr::Cmp { left: boxed(left), op, right: boxed(right) },
         Expr::FunctionRef(name) => frontend::Expr::FunctionRef(name.to_owned()),
         Expr::Call { callee, args } => frontend::Expr::Call {
-            callee: match callee {
+            callee: match *callee {
                 Callee::Direct(name) => frontend::Callee::Direct(name.to_owned()),
                 Callee::Indirect(callee) => frontend::Callee::Indirect(boxed(callee)),
             },
@@ -350,22 +349,26 @@ fn owned_stmts(stmts: &[Stmt<'_>]) -> Vec<frontend::Stmt> {
 
 fn owned_stmt(stmt: &Stmt<'_>) -> frontend::Stmt {
     match *stmt {
-        Stmt::Return(value) => frontend::Stmt::Return(value.as_ref().map(owned_expr)),
+        Stmt::Return(value) => frontend::Stmt::Return(value.map(owned_expr)),
         Stmt::ConstDecl { name, ty, init } => {
-            frontend::Stmt::ConstDecl { name: name.to_owned(), ty: owned_type(&ty), init: owned_expr(&init) }
+            frontend::Stmt::ConstDecl { name: name.to_owned(), ty: owned_type(ty), init: owned_expr(init) }
         }
         Stmt::VarDecl { name, ty, init } => {
-            frontend::Stmt::VarDecl { name: name.to_owned(), ty: owned_type(&ty), init: init.as_ref().map(owned_expr) }
+            frontend::Stmt::VarDecl { name: name.to_owned(), ty: owned_type(ty), init: init.map(owned_expr) }
         }
-        Stmt::Assign { name, value } => frontend::Stmt::Assign { name: name.to_owned(), value: owned_expr(&value) },
-        Stmt::ExprStmt(expr) => frontend::Stmt::ExprStmt(owned_expr(&expr)),
+        Stmt::Assign { name, value } => frontend::Stmt::Assign { name: name.to_owned(), value: owned_expr(value) },
+        Stmt::ExprStmt(expr) => frontend::Stmt::ExprStmt(owned_expr(expr)),
         Stmt::If { cond, then_body, else_body } => frontend::Stmt::If {
-            cond: owned_expr(&cond),
+            cond: owned_expr(cond),
             then_body: owned_stmts(then_body),
             else_body: owned_stmts(else_body),
         },
-        Stmt::While { cond, body } => frontend::Stmt::While { cond: owned_expr(&cond), body: owned_stmts(body) },
+        Stmt::While { cond, body } => frontend::Stmt::While { cond: owned_expr(cond), body: owned_stmts(body) },
         Stmt::Break => frontend::Stmt::Break,
         Stmt::Continue => frontend::Stmt::Continue,
     }
 }
+
+// Nodes are copied on every list push and read once by lowering: keep them small.
+const _: () = assert!(std::mem::size_of::<Expr<'static>>() <= 32);
+const _: () = assert!(std::mem::size_of::<Stmt<'static>>() <= 48);
