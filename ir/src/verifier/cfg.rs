@@ -10,24 +10,48 @@
 //! A phi input is used at the end of its predecessor, so a back-edge value may be
 //! defined later in storage order and a self-loop phi may use itself. All graph
 //! walks are iterative; all scratch lives in [`Scratch`] and is reused.
+//!
+//! The graph is built on demand. Most uses need none of it: a parameter, a
+//! value defined earlier in the same block, or one defined in the entry block
+//! (which dominates every reachable block, and uses in unreachable blocks are
+//! exempt) is available wherever it is used. Code lowered at O0 keeps its
+//! values in allocas placed in the entry block, so most of its functions never
+//! build edges or dominators; phis, entry predecessors and other uses build
+//! them when they first need them.
 
 use super::{Ctx, DefSite, DefTable, VerifyError};
-use crate::const_expr::{ConstExprKind, ConstRef};
+use crate::const_expr::{ConstExpr, ConstExprKind, ConstRef};
 use crate::entity::{BlockId, EntityRef, InstId, TypeId, ValueId};
 use crate::inst::InstData;
 use crate::module::{Function, VACANT};
 
 const UNDEF: u32 = u32::MAX;
 
+/// How much of the current function's graph is built.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Built {
+    Nothing,
+    Edges,
+    Dominators,
+}
+
 /// Reusable per-module scratch for the CFG pass.
-#[derive(Default)]
 pub(super) struct Scratch {
+    /// Local index of each block of the current function, by block id.
     local: Vec<u32>,
+    /// Local index of the current function's entry block.
+    entry: u32,
+    built: Built,
     succ_start: Vec<u32>,
     succs: Vec<u32>,
     pred_start: Vec<u32>,
     preds: Vec<u32>,
+    /// Per block: the last block whose successor list it joined (edge de-duplication).
+    edge_mark: Vec<u32>,
+    /// Per block: the block whose predecessors are marked, if it is one of them.
     mark: Vec<u32>,
+    /// The block whose predecessors `mark` holds.
+    marked: u32,
     seen: Vec<u32>,
     rpo: Vec<u32>,
     rpo_number: Vec<u32>,
@@ -43,14 +67,76 @@ pub(super) struct Scratch {
     fill: Vec<u32>,
 }
 
+impl Default for Scratch {
+    fn default() -> Self {
+        Scratch {
+            local: Vec::new(),
+            entry: UNDEF,
+            built: Built::Nothing,
+            succ_start: Vec::new(),
+            succs: Vec::new(),
+            pred_start: Vec::new(),
+            preds: Vec::new(),
+            edge_mark: Vec::new(),
+            mark: Vec::new(),
+            marked: UNDEF,
+            seen: Vec::new(),
+            rpo: Vec::new(),
+            rpo_number: Vec::new(),
+            idom: Vec::new(),
+            child_start: Vec::new(),
+            children: Vec::new(),
+            pre: Vec::new(),
+            last: Vec::new(),
+            stack: Vec::new(),
+            operands: Vec::new(),
+            phi_stamp: 0,
+            past_phis: false,
+            fill: Vec::new(),
+        }
+    }
+}
+
 impl Scratch {
-    /// Builds the CFG of `f` (whose blocks end in terminators with targets
-    /// inside `f`), its reverse postorder, dominators and their numbering.
-    pub(super) fn graph(&mut self, m: &crate::Module, f: &Function<'_>) {
+    /// Starts function `f` (whose blocks end in terminators with targets
+    /// inside `f`): numbers its blocks; the graph is built on demand.
+    pub(super) fn begin_function(&mut self, m: &crate::Module, f: &Function<'_>) {
+        if self.local.len() < m.block_id_bound() {
+            self.local.resize(m.block_id_bound(), UNDEF);
+        }
+        for (i, &b) in f.blocks.iter().enumerate() {
+            self.local[b.index()] = i as u32;
+        }
+        self.entry = self.local[f.entry.index()];
+        self.built = Built::Nothing;
+        self.marked = UNDEF;
+        self.phi_stamp = 0;
+    }
+
+    /// Builds the edges (and resets the phi marks) if they are not built yet.
+    fn edges(&mut self, m: &crate::Module, f: &Function<'_>) {
+        if self.built >= Built::Edges {
+            return;
+        }
         self.build_edges(m, f);
+        let n = f.blocks.len();
+        reset(&mut self.mark, n, UNDEF);
+        reset(&mut self.seen, n, UNDEF);
+        self.marked = UNDEF;
+        self.built = Built::Edges;
+    }
+
+    /// Builds the edges, reverse postorder, dominators and their numbering if
+    /// they are not built yet.
+    fn dominators(&mut self, m: &crate::Module, f: &Function<'_>) {
+        if self.built >= Built::Dominators {
+            return;
+        }
+        self.edges(m, f);
         self.reverse_postorder(f);
-        self.dominators();
+        self.compute_idoms();
         self.dominator_tree_numbers();
+        self.built = Built::Dominators;
     }
 
     fn local_of(&self, m: &crate::Module, f: &Function<'_>, b: BlockId) -> Option<u32> {
@@ -59,20 +145,14 @@ impl Scratch {
 
     fn build_edges(&mut self, m: &crate::Module, f: &Function<'_>) {
         let n = f.blocks.len();
-        if self.local.len() < m.block_id_bound() {
-            self.local.resize(m.block_id_bound(), UNDEF);
-        }
-        for (i, &b) in f.blocks.iter().enumerate() {
-            self.local[b.index()] = i as u32;
-        }
-        reset(&mut self.mark, n, UNDEF);
+        reset(&mut self.edge_mark, n, UNDEF);
         self.succ_start.clear();
         self.succs.clear();
         for (i, &b) in f.blocks.iter().enumerate() {
             self.succ_start.push(self.succs.len() as u32);
             if let Some(term) = m.block_insts(b).next_back() {
                 let local = &self.local;
-                let mark = &mut self.mark;
+                let mark = &mut self.edge_mark;
                 let succs = &mut self.succs;
                 m.inst(term).for_each_successor(&m.pool, |s| {
                     let j = local[s.index()];
@@ -110,7 +190,12 @@ impl Scratch {
     }
 
     pub(super) fn entry_predecessors(&mut self, ctx: &mut Ctx<'_>, f: &Function<'_>) {
-        let entry = self.local[f.entry.index()] as usize;
+        let m = ctx.m;
+        if self.built == Built::Nothing && !self.entry_is_targeted(m, f) {
+            return;
+        }
+        self.edges(m, f);
+        let entry = self.entry as usize;
         for &p in self.preds_of(entry) {
             ctx.errors.push(VerifyError::EntryHasPredecessor {
                 func: f.name.to_string(),
@@ -120,9 +205,21 @@ impl Scratch {
         }
     }
 
+    /// Whether any block of `f` branches to its entry block, without building
+    /// the edges.
+    fn entry_is_targeted(&self, m: &crate::Module, f: &Function<'_>) -> bool {
+        let mut targeted = false;
+        for &b in f.blocks {
+            if let Some(term) = m.block_insts(b).next_back() {
+                m.inst(term).for_each_successor(&m.pool, |s| targeted |= self.local[s.index()] == self.entry);
+            }
+        }
+        targeted
+    }
+
     fn reverse_postorder(&mut self, f: &Function<'_>) {
         let n = f.blocks.len();
-        let entry = self.local[f.entry.index()];
+        let entry = self.entry;
         reset(&mut self.rpo_number, n, UNDEF);
         self.rpo.clear();
         self.stack.clear();
@@ -149,7 +246,7 @@ impl Scratch {
     }
 
     /// Cooper–Harvey–Kennedy; `idom` is indexed by RPO number, entry = 0.
-    fn dominators(&mut self) {
+    fn compute_idoms(&mut self) {
         let count = self.rpo.len();
         reset(&mut self.idom, count, UNDEF);
         if count == 0 {
@@ -224,31 +321,61 @@ impl Scratch {
         Dominance { pre: &self.pre, last: &self.last }
     }
 
-    /// Resets the per-function state of the instruction walk.
-    pub(super) fn begin_uses(&mut self, f: &Function<'_>) {
-        let n = f.blocks.len();
-        reset(&mut self.mark, n, UNDEF);
-        reset(&mut self.seen, n, UNDEF);
-        self.phi_stamp = 0;
+    /// Enters the next block of the walk.
+    pub(super) fn begin_block(&mut self) {
+        self.past_phis = false;
     }
 
-    /// Enters local block `local`: marks its predecessors for the phi rules.
-    pub(super) fn begin_block(&mut self, local: usize) {
+    /// Marks the predecessors of local block `local` for the phi rules.
+    fn mark_predecessors(&mut self, local: usize) {
+        if self.marked == local as u32 {
+            return;
+        }
         for k in self.pred_start[local]..self.pred_start[local + 1] {
             let p = self.preds[k as usize];
             self.mark[p as usize] = local as u32;
         }
-        self.past_phis = false;
+        self.marked = local as u32;
+    }
+
+    /// Whether `def` is available at instruction `at` of local block `local`
+    /// when that follows from where it is defined alone: `None` when it takes
+    /// the dominator tree (or, for a later definition in the same block,
+    /// whether the block is reachable).
+    #[inline(always)]
+    fn available_without_graph(&self, def: DefSite, local: usize, at: u32) -> Option<bool> {
+        if def.block == VACANT || (def.block == self.entry && def.block as usize != local) {
+            // A parameter; or defined in the entry block, which dominates every
+            // reachable block (uses in unreachable ones are exempt).
+            return Some(true);
+        }
+        (def.block as usize == local && def.inst < at).then_some(true)
+    }
+
+    /// Whether a use of `def` at instruction `at` of local block `local`
+    /// passes the dominance rule (uses in unreachable blocks are exempt),
+    /// building the dominator tree if that takes it.
+    fn use_dominated(&mut self, m: &crate::Module, f: &Function<'_>, def: DefSite, local: usize, at: u32) -> bool {
+        if let Some(available) = self.available_without_graph(def, local, at) {
+            return available;
+        }
+        self.dominators(m, f);
+        self.pre[local] == UNDEF || self.dominance().available(def, local, Some(at))
     }
 
     /// Whether `value`, used by instruction `at` of local block `local`, is
     /// defined in this function and (in a reachable block) available there:
-    /// the [`Scratch::inst`] rules for one operand, without reporting.
+    /// the [`Scratch::inst`] rules for one operand, without reporting. False
+    /// also when the answer would take a graph not built yet.
     #[inline(always)]
     pub(super) fn use_is_sound(&self, defs: &DefTable, value: ValueId, local: usize, at: u32) -> bool {
-        match defs.get(value) {
-            None => false,
-            Some(def) => self.pre[local] == UNDEF || self.dominance().available(def, local, Some(at)),
+        let Some(def) = defs.get(value) else { return false };
+        match self.available_without_graph(def, local, at) {
+            Some(available) => available,
+            None => {
+                self.built == Built::Dominators
+                    && (self.pre[local] == UNDEF || self.dominance().available(def, local, Some(at)))
+            }
         }
     }
 
@@ -273,20 +400,20 @@ impl Scratch {
     ) {
         let m = ctx.m;
         if let InstData::Phi { inputs } = *data {
+            self.dominators(m, f);
+            self.mark_predecessors(local);
             self.phi_stamp += 1;
             let pred_count = self.preds_of(local).len();
             self.phi(ctx, f, (local, block), inst, m.list(inputs), self.past_phis, pred_count, self.phi_stamp);
             return;
         }
         self.past_phis = true;
-        // Uses in unreachable blocks are exempt from dominance.
-        let reachable = self.pre[local] != UNDEF;
-        let at = Some(inst.as_u32());
+        let at = inst.as_u32();
         for value in data.values(&m.pool) {
             match ctx.def_in(value) {
                 None => super::structure::undefined(&mut Ctx { m, errors: structure, defs: ctx.defs }, f, value, inst),
                 Some(def) => {
-                    if reachable && !self.dominance().available(def, local, at) {
+                    if !self.use_dominated(m, f, def, local, at) {
                         non_dominating(ctx, f, value, block, inst);
                     }
                 }
@@ -300,7 +427,7 @@ impl Scratch {
                 // Local references are ordinary uses for dominance; their
                 // existence is the constant-expression checker's business.
                 if let Some(def) = ctx.def_in(v) {
-                    if reachable && !self.dominance().available(def, local, at) {
+                    if !self.use_dominated(m, f, def, local, at) {
                         non_dominating(ctx, f, v, block, inst);
                     }
                 }
@@ -451,17 +578,35 @@ fn reset(v: &mut Vec<u32>, len: usize, fill: u32) {
     v.resize(len, fill);
 }
 
-/// Local references of a constant expression, walked iteratively.
-fn local_references(expr: &crate::const_expr::ConstExpr, out: &mut Vec<ValueId>) {
-    let mut stack = vec![expr];
-    while let Some(e) = stack.pop() {
+/// Local references of a constant expression, walked iteratively, left
+/// operands first. A right operand waits on a stack only while its left
+/// operand is itself an operation, so the usual shapes (an operation on
+/// leaves, right-leaning chains) never allocate.
+fn local_references(expr: &ConstExpr, out: &mut Vec<ValueId>) {
+    fn operands(e: &ConstExpr) -> Option<(&ConstExpr, &ConstExpr)> {
         match &e.kind {
-            ConstExprKind::Reference(ConstRef::Local(v)) => out.push(*v),
-            ConstExprKind::Binary { lhs, rhs, .. } | ConstExprKind::Compare { lhs, rhs, .. } => {
-                stack.push(rhs);
-                stack.push(lhs);
+            ConstExprKind::Binary { lhs, rhs, .. } | ConstExprKind::Compare { lhs, rhs, .. } => Some((lhs, rhs)),
+            _ => None,
+        }
+    }
+    let mut leaf = |e: &ConstExpr| {
+        if let ConstExprKind::Reference(ConstRef::Local(v)) = e.kind {
+            out.push(v);
+        }
+    };
+    let mut pending = Vec::new();
+    let mut next = Some(expr);
+    while let Some(e) = next.take().or_else(|| pending.pop()) {
+        match operands(e) {
+            None => leaf(e),
+            Some((lhs, rhs)) if operands(lhs).is_none() => {
+                leaf(lhs);
+                next = Some(rhs);
             }
-            _ => {}
+            Some((lhs, rhs)) => {
+                pending.push(rhs);
+                next = Some(lhs);
+            }
         }
     }
 }

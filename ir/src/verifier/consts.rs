@@ -19,26 +19,27 @@ enum State {
     Done(Result<ConstValue, ConstEvalError>),
 }
 
-pub(super) fn check(ctx: &mut Ctx<'_>, f: &Function<'_>) {
+/// Reusable per-module scratch: the memo of evaluated local constants.
+#[derive(Default)]
+pub(super) struct Scratch {
+    memo: FxHashMap<ValueId, State>,
+}
+
+/// Checks the `const_decl` instructions `decls` of `f`, listed in block order
+/// by the function walk (most functions have none, so the walk collects them
+/// rather than this pass looking for them).
+pub(super) fn check(ctx: &mut Ctx<'_>, f: &Function<'_>, decls: &[InstId], scratch: &mut Scratch) {
     let m = ctx.m;
-    if m.const_decls.is_empty() {
-        return;
-    }
-    let decls: Vec<InstId> = f
-        .blocks
-        .iter()
-        .flat_map(|&b| m.block_insts(b))
-        .filter(|&i| matches!(m.inst(i), InstData::ConstDecl { .. }))
-        .collect();
     if decls.is_empty() {
         return;
     }
-    let mut memo: FxHashMap<ValueId, State> = FxHashMap::default();
-    for inst in decls {
+    let memo = &mut scratch.memo;
+    memo.clear();
+    for &inst in decls {
         let Some(value) = m.inst_result(inst) else {
             continue;
         };
-        let result = eval_local(ctx, &mut memo, value, DEFAULT_CONST_EXPR_DEPTH);
+        let result = eval_local(ctx, memo, value, DEFAULT_CONST_EXPR_DEPTH);
         let InstData::ConstDecl { decl } = *m.inst(inst) else {
             continue;
         };

@@ -8,7 +8,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::entity::{EntityRef, ValueId};
+use crate::entity::{EntityRef, PackedOption, ValueId};
 use crate::module::{Function, Module, VACANT};
 
 /// Where a value is defined: the block's index within its function (or
@@ -39,20 +39,35 @@ impl DefTable {
     /// parameters, then the results of the blocks it owns, in order (a value
     /// defined twice keeps its last site).
     pub fn record(&mut self, m: &Module, f: &Function<'_>) {
-        let (mut low, mut high, mut count) = (usize::MAX, 0usize, 0usize);
-        for_each_site(m, f, |v, _| {
-            low = low.min(v.index());
-            high = high.max(v.index());
+        // The range and count in one pass without branches on whether an
+        // instruction has a result (stores and branches interleave with
+        // results unpredictably): an absent result is `u32::MAX`, which no
+        // minimum moves to and which wraps to 0 for the maximum.
+        let (mut low, mut high_plus_one, mut count) = (u32::MAX, 0u64, 0usize);
+        for p in f.params {
+            let v = p.value.as_u32();
+            low = low.min(v);
+            high_plus_one = high_plus_one.max(u64::from(v) + 1);
             count += 1;
+        }
+        for_each_owned_block(m, f, |_, _, results| {
+            let mut high = 0u32;
+            for r in results {
+                let raw = raw(*r);
+                low = low.min(raw);
+                high = high.max(raw.wrapping_add(1));
+                count += usize::from(raw != u32::MAX);
+            }
+            high_plus_one = high_plus_one.max(u64::from(high));
         });
         self.dense.clear();
         self.sparse.clear();
-        self.base = low;
+        self.base = low as usize;
         self.is_sparse = false;
         if count == 0 {
             return;
         }
-        let span = high - low + 1;
+        let span = (high_plus_one - u64::from(low)) as usize;
         if span > count.saturating_mul(DENSE_SPREAD).saturating_add(DENSE_SLACK) {
             self.is_sparse = true;
             self.sparse.reserve(count);
@@ -60,9 +75,21 @@ impl DefTable {
                 self.sparse.insert(v.as_u32(), site);
             });
         } else {
-            self.dense.resize(span, UNDEFINED);
+            // One slot past the range takes the writes of absent results, so
+            // the fill has no branch either; it is cut off afterwards.
+            self.dense.resize(span + 1, UNDEFINED);
             let dense = &mut self.dense[..];
-            for_each_site(m, f, |v, site| dense[v.index() - low] = site);
+            for p in f.params {
+                dense[(p.value.as_u32() - low) as usize] = DefSite { block: VACANT, inst: VACANT };
+            }
+            for_each_owned_block(m, f, |local, start, results| {
+                for (i, r) in results.iter().enumerate() {
+                    let raw = raw(*r);
+                    let slot = if raw == u32::MAX { span } else { (raw - low) as usize };
+                    dense[slot] = DefSite { block: local, inst: start + i as u32 };
+                }
+            });
+            self.dense.truncate(span);
         }
     }
 
@@ -77,6 +104,25 @@ impl DefTable {
     }
 }
 
+/// The raw id of an optional result, `u32::MAX` when absent.
+#[inline(always)]
+fn raw(r: PackedOption<ValueId>) -> u32 {
+    r.expand().map_or(u32::MAX, ValueId::as_u32)
+}
+
+/// Calls `visit` with the local index, first instruction id and results of
+/// every block `f` owns, in order.
+#[inline(always)]
+fn for_each_owned_block(m: &Module, f: &Function<'_>, mut visit: impl FnMut(u32, u32, &[PackedOption<ValueId>])) {
+    for (local, &b) in f.blocks.iter().enumerate() {
+        if m.block_function(b) != Some(f.index) {
+            continue;
+        }
+        let (_, results, start) = m.block_slices(b);
+        visit(local as u32, start, results);
+    }
+}
+
 /// Calls `visit` with every parameter and every result of the blocks `f`
 /// owns, in order.
 #[inline]
@@ -84,17 +130,13 @@ fn for_each_site(m: &Module, f: &Function<'_>, mut visit: impl FnMut(ValueId, De
     for p in f.params {
         visit(p.value, DefSite { block: VACANT, inst: VACANT });
     }
-    for (local, &b) in f.blocks.iter().enumerate() {
-        if m.block_function(b) != Some(f.index) {
-            continue;
-        }
-        let (_, results, start) = m.block_slices(b);
+    for_each_owned_block(m, f, |local, start, results| {
         for (i, r) in results.iter().enumerate() {
             if let Some(v) = r.expand() {
-                visit(v, DefSite { block: local as u32, inst: start + i as u32 });
+                visit(v, DefSite { block: local, inst: start + i as u32 });
             }
         }
-    }
+    });
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ mod cfg;
 mod consts;
 mod defs;
 mod error;
+mod facts;
 mod fast;
 mod module_rules;
 mod operands;
@@ -30,8 +31,10 @@ mod structure;
 pub use error::VerifyError;
 
 use defs::{DefSite, DefTable};
+use facts::TypeFacts;
 
 use crate::entity::{InstId, ValueId};
+use crate::inst::InstData;
 use crate::module::Module;
 use crate::types::Type;
 
@@ -86,10 +89,6 @@ fn run(m: &Module) -> Vec<VerifyError> {
     let mut defs = DefTable::default();
     for index in 0..m.function_count() {
         let f = m.function_at(index);
-        // One function's instructions are read by every rule while they are
-        // still in cache: the forbidden/layout pre-pass, definitions, the walk.
-        let mut forbidden = Ctx { m, errors: &mut scratch.forbidden, defs: &none };
-        module_rules::forbidden_and_layout(&mut forbidden, &f, &mut scratch.layout_known);
         defs.record(m, &f);
         verify_function(&mut Ctx { m, errors: &mut errors, defs: &defs }, &f, &mut scratch);
     }
@@ -104,8 +103,12 @@ struct FunctionScratch {
     structure: Vec<VerifyError>,
     dominance: Vec<VerifyError>,
     types: Vec<VerifyError>,
+    /// The forbidden/layout rules' errors of every function so far.
     forbidden: Vec<VerifyError>,
-    layout_known: Vec<module_rules::LayoutState>,
+    facts: TypeFacts,
+    /// The function's `const_decl` instructions, in order.
+    const_decls: Vec<InstId>,
+    consts: consts::Scratch,
 }
 
 impl FunctionScratch {
@@ -116,51 +119,59 @@ impl FunctionScratch {
             dominance: Vec::new(),
             types: Vec::new(),
             forbidden: Vec::new(),
-            layout_known: vec![module_rules::LayoutState::Unknown; m.types.len()],
+            facts: TypeFacts::new(m),
+            const_decls: Vec::new(),
+            consts: consts::Scratch::default(),
         }
     }
 }
 
 /// One function: block structure, then the CFG, then a single walk over the
-/// instructions that checks definedness and values (structure), dominance and
-/// phis (CFG) and operand types and calls at once. Errors are kept per category
-/// and reported in upstream's pass order; a function with structural errors
-/// reports only those, because the later rules would judge garbage.
+/// instructions that checks the forbidden/layout rules, definedness and values
+/// (structure), dominance and phis (CFG) and operand types and calls at once.
+/// Errors are kept per category and reported in upstream's pass order; a
+/// function with structural errors reports only those (and the
+/// forbidden/layout ones), because the later rules would judge garbage.
 fn verify_function(ctx: &mut Ctx<'_>, f: &crate::module::Function<'_>, s: &mut FunctionScratch) {
     let (m, defs) = (ctx.m, ctx.defs);
     if !structure::blocks(ctx, f) {
+        let mut forbidden = Ctx { m, errors: &mut s.forbidden, defs };
+        module_rules::forbidden_and_layout(&mut forbidden, f, &mut s.facts);
         return;
     }
-    s.cfg.graph(m, f);
+    s.cfg.begin_function(m, f);
     s.structure.clear();
     s.dominance.clear();
     s.types.clear();
-    s.cfg.begin_uses(f);
+    s.const_decls.clear();
     for (local, &block) in f.blocks.iter().enumerate() {
-        s.cfg.begin_block(local);
+        s.cfg.begin_block();
+        let site = fast::Site { m, f, defs, local };
         let (insts, results, start) = m.block_slices(block);
         let last = insts.len().saturating_sub(1);
         for (i, (data, result)) in insts.iter().zip(results).enumerate() {
             let inst = InstId::from_u32(start + i as u32);
             let result = result.expand();
-            if fast::is_clean(m, defs, &mut s.cfg, local, inst, data, result) {
+            if fast::is_clean(&site, &mut s.cfg, &mut s.facts, inst, data, result, i == last) {
                 // Debug builds (every test) confirm the fast path with the full rules.
                 #[cfg(debug_assertions)]
                 {
                     let mut errors = Vec::new();
-                    structure::inst(&mut Ctx { m, errors: &mut errors, defs }, f, block, inst, data, i == last);
-                    s.cfg.inst(
-                        &mut Ctx { m, errors: &mut errors, defs },
-                        &mut Vec::new(),
-                        f,
-                        (local, block),
-                        inst,
-                        data,
-                    );
-                    operands::inst(&mut Ctx { m, errors: &mut errors, defs }, f, inst, result, data);
+                    let mut ctx = Ctx { m, errors: &mut errors, defs };
+                    module_rules::forbidden_inst(&mut ctx, f, inst, data, result, &mut s.facts);
+                    structure::inst(&mut ctx, f, block, inst, data, i == last);
+                    s.cfg.inst(&mut ctx, &mut Vec::new(), f, (local, block), inst, data);
+                    operands::inst(&mut ctx, f, inst, result, data);
                     debug_assert!(errors.is_empty(), "fast path passed {inst:?}: {errors:?}");
                 }
                 continue;
+            }
+            if module_rules::has_forbidden_rules(data) {
+                let mut forbidden = Ctx { m, errors: &mut s.forbidden, defs };
+                module_rules::forbidden_inst(&mut forbidden, f, inst, data, result, &mut s.facts);
+            }
+            if let InstData::ConstDecl { .. } = data {
+                s.const_decls.push(inst);
             }
             structure::inst(&mut Ctx { m, errors: &mut s.structure, defs }, f, block, inst, data, i == last);
             s.cfg.inst(&mut Ctx { m, errors: &mut s.dominance, defs }, &mut s.structure, f, (local, block), inst, data);
@@ -177,7 +188,7 @@ fn verify_function(ctx: &mut Ctx<'_>, f: &crate::module::Function<'_>, s: &mut F
     if unsound {
         return;
     }
-    consts::check(ctx, f);
+    consts::check(ctx, f, &s.const_decls, &mut s.consts);
     s.cfg.entry_predecessors(ctx, f);
     ctx.errors.append(&mut s.dominance);
     ctx.errors.append(&mut s.types);

@@ -4,6 +4,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::facts::TypeFacts;
 use super::{Ctx, VerifyError};
 use crate::build_error::CallError;
 use crate::const_expr::{evaluate, ConstEvalError, ConstRef, DEFAULT_CONST_EXPR_DEPTH};
@@ -17,71 +18,69 @@ use crate::signature::{is_well_formed_type, validate_signature};
 use crate::target::Target;
 use crate::types::TypeKey;
 
-/// Whether a type accessed by memory operations has a layout, computed once.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum LayoutState {
-    Unknown,
-    Laid,
-    Unlaid,
-}
-
 /// In function `f`: `undef` is rejected, and every type a memory operation
-/// touches must have a layout. `layout_known` is indexed by type and shared by
-/// all functions.
-pub(super) fn forbidden_and_layout(ctx: &mut Ctx<'_>, f: &crate::module::Function<'_>, known: &mut [LayoutState]) {
+/// touches must have a layout. Layouts are cached in `facts`, shared by all
+/// functions. The function walk calls [`forbidden_inst`] itself; this walk is
+/// for functions whose block structure keeps the walk from running.
+pub(super) fn forbidden_and_layout(ctx: &mut Ctx<'_>, f: &crate::module::Function<'_>, facts: &mut TypeFacts) {
     let m = ctx.m;
     for &b in f.blocks {
         if m.block_function(b) != Some(f.index) {
             continue;
         }
         let (insts, results, start) = m.block_slices(b);
-        for (i, (&data, result)) in insts.iter().zip(results).enumerate() {
-            if !matches!(
-                data,
-                InstData::Nullary { .. } | InstData::Memory { .. } | InstData::Store { .. } | InstData::Gep { .. }
-            ) {
-                continue;
+        for (i, (data, result)) in insts.iter().zip(results).enumerate() {
+            if has_forbidden_rules(data) {
+                let inst = crate::entity::InstId::from_u32(start + i as u32);
+                forbidden_inst(ctx, f, inst, data, result.expand(), facts);
             }
-            let inst = crate::entity::InstId::from_u32(start + i as u32);
-            let (operation, ty) = match data {
-                InstData::Nullary { op: Opcode::Undef } => {
-                    if let Some(value) = result.expand() {
-                        ctx.errors.push(VerifyError::ForbiddenUndef { func: f.name.to_string(), value, inst });
-                    }
-                    continue;
-                }
-                InstData::Memory { op, ty, .. } => (op.mnemonic(), ty),
-                InstData::Store { value, .. } => match m.value_type(value) {
-                    Some(t) => ("store", t),
-                    None => continue,
-                },
-                InstData::Gep { base, indices } if !m.list(indices).is_empty() => {
-                    match m.value_type(base).and_then(|t| m.types.pointee(t)) {
-                        Some(t) => ("gep", t),
-                        None => continue,
-                    }
-                }
-                _ => continue,
-            };
-            if ty == TypeId::VOID {
-                // A void access is reported by the operand rules with its own message.
-                continue;
+        }
+    }
+}
+
+/// Whether [`forbidden_inst`] has anything to check in `data`.
+#[inline]
+pub(super) fn has_forbidden_rules(data: &InstData) -> bool {
+    matches!(data, InstData::Nullary { .. } | InstData::Memory { .. } | InstData::Store { .. } | InstData::Gep { .. })
+}
+
+/// The forbidden/layout rules of one instruction.
+pub(super) fn forbidden_inst(
+    ctx: &mut Ctx<'_>,
+    f: &crate::module::Function<'_>,
+    inst: crate::entity::InstId,
+    data: &InstData,
+    result: Option<crate::entity::ValueId>,
+    facts: &mut TypeFacts,
+) {
+    let m = ctx.m;
+    let (operation, ty) = match *data {
+        InstData::Nullary { op: Opcode::Undef } => {
+            if let Some(value) = result {
+                ctx.errors.push(VerifyError::ForbiddenUndef { func: f.name.to_string(), value, inst });
             }
-            let Some(state) = known.get_mut(ty.index()) else { continue };
-            if *state == LayoutState::Unknown {
-                let laid = layout_of_id(&m.types, ty, crate::layout::DEFAULT_LAYOUT_DEPTH).is_ok();
-                *state = if laid { LayoutState::Laid } else { LayoutState::Unlaid };
+            return;
+        }
+        InstData::Memory { op, ty, .. } => (op.mnemonic(), ty),
+        InstData::Store { value, .. } => match m.value_type(value) {
+            Some(t) => ("store", t),
+            None => return,
+        },
+        InstData::Gep { base, indices } if !m.list(indices).is_empty() => {
+            match m.value_type(base).and_then(|t| m.types.pointee(t)) {
+                Some(t) => ("gep", t),
+                None => return,
             }
-            if *state == LayoutState::Unlaid {
-                if let Err(reason) = layout_of_id(&m.types, ty, crate::layout::DEFAULT_LAYOUT_DEPTH) {
-                    ctx.errors.push(VerifyError::InvalidMemoryLayout {
-                        func: f.name.to_string(),
-                        operation,
-                        reason,
-                        inst,
-                    });
-                }
-            }
+        }
+        _ => return,
+    };
+    if ty == TypeId::VOID {
+        // A void access is reported by the operand rules with its own message.
+        return;
+    }
+    if facts.has_layout(m, ty) == Some(false) {
+        if let Err(reason) = layout_of_id(&m.types, ty, crate::layout::DEFAULT_LAYOUT_DEPTH) {
+            ctx.errors.push(VerifyError::InvalidMemoryLayout { func: f.name.to_string(), operation, reason, inst });
         }
     }
 }

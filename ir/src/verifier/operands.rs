@@ -271,35 +271,13 @@ impl InstCheck<'_, '_, '_> {
             self.ctx.errors.push(VerifyError::Call { func: self.func(), reason, inst: Some(self.inst) });
             return;
         }
-        let bits = |t: TypeId| t.scalar_bits().unwrap_or(0);
-        let (s, d) = (source, destination);
-        let ok = match op {
-            Opcode::Zext => {
-                (s.is_int() && d.is_int() && bits(d) > bits(s)) || (s == TypeId::BOOL && d.is_int() && d != TypeId::I1)
-            }
-            Opcode::Sext => s.is_int() && d.is_int() && bits(d) > bits(s),
-            Opcode::Trunc => s.is_int() && d.is_int() && bits(d) < bits(s),
-            Opcode::Fext => s.is_float() && d.is_float() && bits(d) > bits(s),
-            Opcode::Ftrunc => s.is_float() && d.is_float() && bits(d) < bits(s),
-            Opcode::ItofS => s.is_signed_int() && d.is_float(),
-            Opcode::ItofU => s.is_unsigned_int() && d.is_float(),
-            Opcode::FtoiS => s.is_float() && d.is_signed_int(),
-            Opcode::FtoiU => s.is_float() && d.is_unsigned_int(),
-            Opcode::Bitcast => {
-                let numeric = |t: TypeId| t.is_int() || t.is_float();
-                (numeric(s) && numeric(d) && bits(s) == bits(d)) || (m.types.is_ptr(s) && m.types.is_ptr(d))
-            }
-            Opcode::Ptrtoint => m.types.is_ptr(s) && d.is_int(),
-            Opcode::Inttoptr => s.is_int() && m.types.is_ptr(d),
-            _ => false,
-        };
-        if !ok {
+        if !cast_accepts(m, op, source, destination) {
             let e = VerifyError::InvalidCast {
                 func: self.func(),
                 value: super::result_or(m, self.inst, arg),
                 op,
-                from: m.ty(s),
-                to: m.ty(d),
+                from: m.ty(source),
+                to: m.ty(destination),
                 inst: self.inst,
             };
             self.ctx.errors.push(e);
@@ -448,6 +426,34 @@ impl InstCheck<'_, '_, '_> {
                 return self.call_error(CallError::ArgumentType { index, expected: m.ty(param), got: m.ty(got) });
             }
         }
+    }
+}
+
+/// Whether cast `op` converts `source` to `destination` (the F3 cast table,
+/// whale-upstream §b.7); function pointers are refused before this is asked.
+#[inline]
+pub(super) fn cast_accepts(m: &crate::Module, op: Opcode, source: TypeId, destination: TypeId) -> bool {
+    let bits = |t: TypeId| t.scalar_bits().unwrap_or(0);
+    let (s, d) = (source, destination);
+    match op {
+        Opcode::Zext => {
+            (s.is_int() && d.is_int() && bits(d) > bits(s)) || (s == TypeId::BOOL && d.is_int() && d != TypeId::I1)
+        }
+        Opcode::Sext => s.is_int() && d.is_int() && bits(d) > bits(s),
+        Opcode::Trunc => s.is_int() && d.is_int() && bits(d) < bits(s),
+        Opcode::Fext => s.is_float() && d.is_float() && bits(d) > bits(s),
+        Opcode::Ftrunc => s.is_float() && d.is_float() && bits(d) < bits(s),
+        Opcode::ItofS => s.is_signed_int() && d.is_float(),
+        Opcode::ItofU => s.is_unsigned_int() && d.is_float(),
+        Opcode::FtoiS => s.is_float() && d.is_signed_int(),
+        Opcode::FtoiU => s.is_float() && d.is_unsigned_int(),
+        Opcode::Bitcast => {
+            let numeric = |t: TypeId| t.is_int() || t.is_float();
+            (numeric(s) && numeric(d) && bits(s) == bits(d)) || (m.types.is_ptr(s) && m.types.is_ptr(d))
+        }
+        Opcode::Ptrtoint => m.types.is_ptr(s) && d.is_int(),
+        Opcode::Inttoptr => s.is_int() && m.types.is_ptr(d),
+        _ => false,
     }
 }
 
