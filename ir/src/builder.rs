@@ -151,6 +151,8 @@ pub struct ModuleBuilder {
     value_defs: Vec<u32>,
     block_list: Vec<BlockId>,
     terminated: Vec<bool>,
+    /// Signatures already found valid, by id (interned signatures never change).
+    valid_sigs: Vec<bool>,
 }
 
 impl ModuleBuilder {
@@ -170,7 +172,22 @@ impl ModuleBuilder {
             value_defs: Vec::new(),
             block_list: Vec::new(),
             terminated: Vec::new(),
+            valid_sigs: Vec::new(),
         }
+    }
+
+    /// [`validate_signature`] of `sig`, remembered once it passes: calls check
+    /// their callee's signature every time, and most call the same few.
+    fn check_signature(&mut self, sig: SigId) -> Result<(), CallError> {
+        if self.valid_sigs.get(sig.index()).copied().unwrap_or(false) {
+            return Ok(());
+        }
+        validate_signature(&self.module.types, sig)?;
+        if self.valid_sigs.len() <= sig.index() {
+            self.valid_sigs.resize(sig.index() + 1, false);
+        }
+        self.valid_sigs[sig.index()] = true;
+        Ok(())
     }
 
     /// Makes room for about `insts` more instructions and as many values, so
@@ -213,7 +230,7 @@ impl ModuleBuilder {
         link_name: Option<String>,
     ) -> Result<FunctionId, CallError> {
         let sig = self.module.types.intern_signature(&signature);
-        validate_signature(&self.module.types, sig)?;
+        self.check_signature(sig)?;
         let link_ok = match (&linkage, &link_name) {
             (Linkage::Internal, None) => true,
             (Linkage::External, Some(l)) => !l.is_empty() && !l.contains('\0'),
@@ -266,7 +283,7 @@ impl ModuleBuilder {
         if self.defined.get(id.index()).copied().unwrap_or(false) {
             return Err(CallError::DuplicateDefinition(id));
         }
-        validate_signature(&self.module.types, sig)?;
+        self.check_signature(sig)?;
         let key = self.module.types.sig(sig);
         if key.params.len() != names.len() {
             return Err(CallError::DefinitionMismatch(id));
@@ -900,7 +917,7 @@ impl<'a> FunctionBuilder<'a> {
     /// `null_function` of type `fnptr<signature>`.
     pub fn null_function(&mut self, signature: FunctionSignature) -> Result<ValueId, CallError> {
         let sig = self.mb.module.types.intern_signature(&signature);
-        validate_signature(&self.mb.module.types, sig)?;
+        self.mb.check_signature(sig)?;
         let ty = self.mb.module.types.intern(TypeKey::FnPtr(sig));
         Ok(self.append_value(InstData::FuncRef { op: Opcode::NullFunction, func: PackedOption::NONE }, ty))
     }
@@ -937,8 +954,8 @@ impl<'a> FunctionBuilder<'a> {
     /// [`Self::call`] with borrowed arguments.
     pub(crate) fn call_with(&mut self, callee: Callee, args: &[ValueId]) -> Result<Option<ValueId>, CallError> {
         let sig = self.callee_sig_id(&callee)?;
+        self.mb.check_signature(sig)?;
         let types = &self.mb.module.types;
-        validate_signature(types, sig)?;
         let key = types.sig(sig);
         if key.params.len() != args.len() {
             return Err(CallError::ArgumentCount { expected: key.params.len(), got: args.len() });
@@ -1058,7 +1075,6 @@ impl<'a> FunctionBuilder<'a> {
         let mb = &mut *self.mb;
         let m = &mut mb.module;
         let start = self.first_inst;
-        let count = m.insts.len() - start;
         // Group each block's instructions (entry: leading allocas first) with a
         // stable counting sort on the keys. Local block `i` holds keys `2i` and
         // `2i + 1` (only the entry uses both), so the bucket bounds are also the
@@ -1082,22 +1098,20 @@ impl<'a> FunctionBuilder<'a> {
             b.end = start as u32 + offsets[2 * local + 2];
         }
         if !sorted {
-            // Scatter each instruction to its slot, then copy the grouped run back.
+            // Copy the run aside, then scatter each instruction to its slot.
             let g = &mut mb.grouping;
             g.insts.clear();
-            g.insts.resize(count, InstData::Nullary { op: Opcode::Undef });
+            g.insts.extend_from_slice(&m.insts[start..]);
             g.results.clear();
-            g.results.resize(count, PackedOption::NONE);
-            let (insts, results) = (&m.insts[start..], &m.inst_results[start..]);
-            for ((&k, &inst), &result) in mb.keys.iter().zip(insts).zip(results) {
+            g.results.extend_from_slice(&m.inst_results[start..]);
+            let (insts, results) = (&mut m.insts[start..], &mut m.inst_results[start..]);
+            for ((&k, &inst), &result) in mb.keys.iter().zip(&g.insts).zip(&g.results) {
                 let slot = &mut offsets[k as usize];
                 let at = *slot as usize;
                 *slot += 1;
-                g.insts[at] = inst;
-                g.results[at] = result;
+                insts[at] = inst;
+                results[at] = result;
             }
-            m.insts[start..].copy_from_slice(&g.insts);
-            m.inst_results[start..].copy_from_slice(&g.results);
         }
         let order_start = m.block_order.len() as u32;
         m.block_order.extend_from_slice(&mb.block_list);

@@ -12,7 +12,7 @@ use crate::target::DataLayout;
 
 use super::error::LowerError;
 use super::interchange::{decode_with_limit, DecodeError};
-use super::{fast_json, o0, tree};
+use super::{fast_json, o0};
 
 /// Compact JSON takes about 33 bytes per lowered instruction and pretty JSON
 /// several times more, so this reserves at most the module's tables once over;
@@ -57,7 +57,11 @@ pub fn lower_json(
         Some(program) => {
             // Debug builds (every test) confirm the fast reader against the exact decoder.
             #[cfg(debug_assertions)]
-            assert_eq!(decode_with_limit(src, max_input_bytes), Ok(tree::to_owned(&program)), "fast reader differs");
+            assert_eq!(
+                decode_with_limit(src, max_input_bytes),
+                Ok(super::tree::to_owned(&program)),
+                "fast reader differs"
+            );
             Ok(o0::lower_tree(&program, target, layout, src.len() / BYTES_PER_INST)?)
         }
         None => {
