@@ -52,7 +52,7 @@ pub fn lower_json(
     if src.len() > max_input_bytes {
         return Err(DecodeError::InputTooLarge { len: src.len(), limit: max_input_bytes }.into());
     }
-    let bump = bumpalo::Bump::new();
+    let bump = fast_json::arena_for(src);
     match fast_json::read(src, &bump) {
         Some(program) => {
             // Debug builds (every test) confirm the fast reader against the exact decoder.

@@ -41,7 +41,6 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt;
 
-use bumpalo::Bump;
 use rustc_hash::FxHashSet;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
@@ -186,7 +185,7 @@ pub fn decode_with_limit(src: &str, max_input_bytes: usize) -> Result<Program, D
 /// The program of `src` if [`fast_json`] accepts it (its arena is gone when
 /// the strict path runs).
 fn read_fast(src: &str) -> Option<Program> {
-    let bump = Bump::new();
+    let bump = fast_json::arena_for(src);
     let program = tree::to_owned(&fast_json::read(src, &bump)?);
     // Every test that decodes thereby checks the fast reader against serde.
     #[cfg(debug_assertions)]
