@@ -104,7 +104,9 @@ fn write_stdout(produce: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> 
 }
 
 /// Writes beside the target and renames over it; on any error the temporary
-/// file is removed and the target is untouched.
+/// file is removed and the target is untouched. The result has the mode a
+/// plain `File::create` would leave: a replaced file's own, or for a new file
+/// the default less the umask (temporary files are created owner-only).
 pub fn write_atomically(
     path: &Path,
     produce: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
@@ -116,7 +118,19 @@ pub fn write_atomically(
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::Builder::new().prefix(".whale-").tempfile_in(dir)?;
+    let existing = std::fs::metadata(path).ok().map(|m| m.permissions());
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".whale-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // The kernel applies the umask to this mode, as it does for `File::create`.
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(dir)?;
+    if let Some(permissions) = existing {
+        tmp.as_file().set_permissions(permissions)?;
+    }
     produce(&mut tmp)?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;

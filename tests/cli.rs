@@ -56,6 +56,25 @@ fn lower_to_stdout_and_file_are_identical() {
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
 }
 
+/// `-o` leaves the mode `File::create` would: a new file gets the default less
+/// the umask (not the owner-only mode of temporary files), a replaced file keeps its own.
+#[cfg(unix)]
+#[test]
+fn output_files_get_ordinary_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let input = example("fib.json");
+    let reference = dir.path().join("reference");
+    fs::File::create(&reference).unwrap();
+    let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let out = dir.path().join("new.wir");
+    assert!(whale(&["ir", "lower", input.to_str().unwrap(), "-o", out.to_str().unwrap()]).status.success());
+    assert_eq!(mode(&out), mode(&reference));
+    fs::set_permissions(&out, fs::Permissions::from_mode(0o640)).unwrap();
+    assert!(whale(&["ir", "lower", input.to_str().unwrap(), "-o", out.to_str().unwrap()]).status.success());
+    assert_eq!(mode(&out), 0o640);
+}
+
 #[test]
 fn every_example_lowers_verifies_and_prints() {
     for entry in fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples")).unwrap() {
