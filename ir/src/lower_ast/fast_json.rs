@@ -7,12 +7,15 @@
 //! nodes instead: names and literal strings are slices of the text, children are
 //! collected on reusable scratch stacks (one per node kind, each list owning the
 //! entries above the length it found) and copied into the arena once complete,
-//! and runs of indentation are skipped eight bytes at a time. Keys and tags are
-//! recognised by comparing the next 16 bytes, as two masked words, with their
-//! spellings (`"bits":`), trying first the key that follows in the order
-//! `encode` writes; only a name that no spelling matches (escaped, spaced
-//! before its colon, unknown, or near the end of the text) is scanned and
-//! compared as a string.
+//! and a line break with its indentation is skipped as one run, 32 bytes
+//! (four word compares) at a time. Keys and tags are recognised by comparing
+//! the next 16 bytes, as two masked words, with their spellings (`"bits":`),
+//! trying first the key that follows in the order `encode` writes (`{"Tag":`
+//! spellings only where the text has `{"`); only a name that no spelling
+//! matches (escaped, spaced before its colon, unknown, or near the end of the
+//! text) is scanned and compared as a string. The most common expressions,
+//! `{"Var":"x"}` and integer literals, are read straight when written
+//! compactly, and read again the general way on any difference.
 //!
 //! It reads a subset of the format and *declines* (`None`) everything else, so
 //! that the strict decoder reports the exact error or reads the rare valid form;
@@ -104,6 +107,23 @@ fn string_stops(word: u64) -> u64 {
     // above have their high bit set and are masked out by `!word`.
     let control = word.wrapping_sub(splat(0x20)) & !word;
     (quote | backslash | control) & splat(0x80)
+}
+
+/// The number of spaces `chunk` starts with, compared a word at a time: a
+/// line break and the indentation after it (up to about 40 spaces in pretty
+/// texts) take one or two chunks.
+#[inline(always)]
+fn leading_spaces(chunk: &[u8; 32]) -> usize {
+    let mut count = 0;
+    for at in [0, 8, 16, 24] {
+        let word = chunk.get(at..).and_then(<[u8]>::first_chunk::<8>).map_or(0, |word| u64::from_le_bytes(*word));
+        let differ = word ^ SPACES;
+        if differ != 0 {
+            return count + (differ.trailing_zeros() / 8) as usize;
+        }
+        count += 8;
+    }
+    count
 }
 
 /// A key, tag or unit variant as the text spells it, `"name":` or `"name"`,
@@ -236,21 +256,17 @@ impl<'a> Reader<'a> {
 
     #[inline(never)]
     fn skip_whitespace_run(&mut self) {
-        loop {
-            // Indentation: spaces compared eight at a time.
-            while let Some(chunk) = self.bytes.get(self.pos..).and_then(<[u8]>::first_chunk::<8>) {
-                let differ = u64::from_le_bytes(*chunk) ^ SPACES;
-                if differ != 0 {
-                    self.pos += (differ.trailing_zeros() / 8) as usize;
-                    break;
-                }
-                self.pos += 8;
-            }
-            match self.bytes.get(self.pos) {
-                Some(b' ' | b'\n' | b'\t' | b'\r') => self.pos += 1,
-                _ => return,
+        let bytes = self.bytes;
+        let mut pos = self.pos;
+        // Any whitespace byte, then the spaces after it in bulk (except in
+        // the last 32 bytes of the text, where the loop takes them singly).
+        while let Some(b' ' | b'\n' | b'\t' | b'\r') = bytes.get(pos) {
+            pos += 1;
+            if let Some(chunk) = bytes.get(pos..).and_then(<[u8]>::first_chunk::<32>) {
+                pos += leading_spaces(chunk);
             }
         }
+        self.pos = pos;
     }
 
     /// The next byte after whitespace, not consumed.
@@ -316,6 +332,12 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     fn string(&mut self) -> Option<&'a str> {
         self.expect(b'"')?;
+        self.string_rest()
+    }
+
+    /// [`Self::string`] after its opening quote.
+    #[inline(always)]
+    fn string_rest(&mut self) -> Option<&'a str> {
         let start = self.pos;
         let end = self.string_end(start)?;
         // Both ends are next to an ASCII quote, so on character boundaries.
@@ -444,6 +466,16 @@ impl<'a> Reader<'a> {
         Some(index)
     }
 
+    /// [`Self::spelled`] for `{"Tag":` patterns, none tried unless the text
+    /// continues with `{"` (after a line break, in pretty texts, none can match).
+    #[inline(always)]
+    fn spelled_first<const N: usize>(&mut self, patterns: &[Pattern; N]) -> Option<usize> {
+        let text = self.lookahead().filter(|text| text[0] as u16 == u16::from_le_bytes(*b"{\""))?;
+        let index = patterns.iter().position(|p| p.matches(text))?;
+        self.pos += patterns.get(index)?.len;
+        Some(index)
+    }
+
     /// [`Self::name`] for the names no word compare settles: the string is
     /// scanned and compared with each name, then its colon read if the
     /// patterns have one.
@@ -540,7 +572,7 @@ impl<'a> Reader<'a> {
         payload: impl FnOnce(&mut Self, usize) -> Option<T>,
     ) -> Option<T> {
         // `{"Tag":` without whitespace is one compare per tag.
-        let compact = if self.depth < MAX_DEPTH { self.spelled(&tags.firsts, N) } else { None };
+        let compact = if self.depth < MAX_DEPTH { self.spelled_first(&tags.firsts) } else { None };
         let tag = match compact {
             Some(tag) => {
                 self.depth += 1;
@@ -853,6 +885,41 @@ impl<'a> Reader<'a> {
     }
 
     fn expr(&mut self) -> Option<Expr<'a>> {
+        const VAR: Pattern = Pattern::raw(r#"{"Var":""#);
+        const LIT: Pattern = Pattern::raw(r#"{"Lit":"#);
+        const VALUE: Pattern = Pattern::raw(r#","value":"#);
+        // The most common expressions, `{"Var":"x"}` and integer literals, as
+        // `encode` writes them compactly, are read straight; on any difference
+        // (only scalars have been read) the general path reads them again.
+        // Three objects open at most, as the general path would open them.
+        let start = self.pos;
+        if self.depth + 3 <= MAX_DEPTH {
+            if self.exact(&VAR) {
+                if let Some(name) = self.string_rest() {
+                    if self.bytes.get(self.pos) == Some(&b'}') {
+                        self.pos += 1;
+                        return Some(Expr::Var(name));
+                    }
+                }
+            } else if self.exact(&LIT) {
+                if let Some((bits, signed)) = self.compact_int() {
+                    if self.exact(&VALUE) {
+                        if let Some(value) = self.string() {
+                            if self.bytes.get(self.pos..self.pos + 3) == Some(b"}}}") {
+                                self.pos += 3;
+                                return Some(Expr::Lit(Literal::Int { bits, signed, value }));
+                            }
+                        }
+                    }
+                }
+            }
+            self.pos = start;
+        }
+        self.expr_general()
+    }
+
+    /// [`Self::expr`] in any form the reader accepts.
+    fn expr_general(&mut self) -> Option<Expr<'a>> {
         const TAGS: Names<7> = names(["Var", "Lit", "Binary", "Cmp", "Call", "FunctionRef", "NullFunction"]);
         self.variant(&TAGS, |r, tag| match tag {
             0 => Some(Expr::Var(r.string()?)),
@@ -1130,6 +1197,12 @@ mod tests {
             .replace('[', "[\n")
             .replace(']', "        ]");
         assert_eq!(accepted(&format!(" \n\t\r{spaced}\n \t\r")), program);
+        // Runs of spaces of every length around the 8- and 32-byte steps, up to the end of the text.
+        for run in [1, 7, 8, 9, 31, 32, 33, 40, 64, 65] {
+            let indent = format!("\n{}", " ".repeat(run));
+            let indented = text.replace('\n', &indent);
+            assert_eq!(accepted(&format!("{indented}{indent}")), program, "{run}");
+        }
         let empty = envelope(r#"{ "declarations" : [ ] , "globals":[  ],"functions":[ ] }"#);
         assert_eq!(accepted(&empty), frontend::Program::default());
     }
@@ -1231,6 +1304,15 @@ mod tests {
         ] {
             accepted(&lit(fields));
         }
+        // The straight `Var` and `Lit` paths, and text they must leave to the general one.
+        for expr in [r#"{"Var":"a" }"#, r#"{"Var":"a"} "#, r#"{"Lit":{"Int":{"bits":64,"signed":true,"value":"5"} }}"#]
+        {
+            accepted(&with_body(&format!(r#"{{"Return":{expr}}}"#)));
+        }
+        let ret = |expr: &str| with_body(&format!(r#"{{"Return":{expr}}}"#));
+        assert!(declined(&ret(r#"{"Var":"a","Var":"a"}"#)).is_err());
+        assert!(declined(&ret(r#"{"Lit":{"Int":{"bits":64,"signed":true,"value":5}}}"#)).is_err());
+        assert!(declined(&ret(r#"{"Var":"a\u0062"}"#)).is_ok());
         for fields in [r#""bits":8,"signed":false"#, r#""signed":false,"bits":8"#, r#""bits":8 ,"signed":false "#] {
             accepted(&ty(fields));
         }
