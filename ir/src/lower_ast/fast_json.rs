@@ -425,7 +425,8 @@ impl<'a> Reader<'a> {
     /// The 16 bytes at `pos` as little-endian words, if that many remain.
     #[inline(always)]
     fn lookahead(&self) -> Option<[u64; 2]> {
-        let chunk = self.bytes.get(self.pos..)?.first_chunk::<16>()?;
+        // One range check (a wrapped end is an empty range, and `None`).
+        let chunk: &[u8; 16] = self.bytes.get(self.pos..self.pos.wrapping_add(16))?.try_into().ok()?;
         Some([u64::from_le_bytes(*chunk.first_chunk()?), u64::from_le_bytes(*chunk.last_chunk()?)])
     }
 
@@ -918,7 +919,9 @@ impl<'a> Reader<'a> {
         self.expr_general()
     }
 
-    /// [`Self::expr`] in any form the reader accepts.
+    /// [`Self::expr`] in any form the reader accepts; apart, so that the
+    /// straight paths do not pay for its stack frame.
+    #[inline(never)]
     fn expr_general(&mut self) -> Option<Expr<'a>> {
         const TAGS: Names<7> = names(["Var", "Lit", "Binary", "Cmp", "Call", "FunctionRef", "NullFunction"]);
         self.variant(&TAGS, |r, tag| match tag {
