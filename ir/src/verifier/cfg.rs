@@ -189,9 +189,11 @@ impl Scratch {
         &self.preds[self.pred_start[b] as usize..self.pred_start[b + 1] as usize]
     }
 
-    pub(super) fn entry_predecessors(&mut self, ctx: &mut Ctx<'_>, f: &Function<'_>) {
+    /// Reports every predecessor of the entry block; `entry_targeted` says
+    /// whether any branch targets it, so the edges need not be built when none does.
+    pub(super) fn entry_predecessors(&mut self, ctx: &mut Ctx<'_>, f: &Function<'_>, entry_targeted: bool) {
         let m = ctx.m;
-        if self.built == Built::Nothing && !self.entry_is_targeted(m, f) {
+        if self.built == Built::Nothing && !entry_targeted {
             return;
         }
         self.edges(m, f);
@@ -203,18 +205,6 @@ impl Scratch {
                 predecessor: f.blocks[p as usize],
             });
         }
-    }
-
-    /// Whether any block of `f` branches to its entry block, without building
-    /// the edges.
-    fn entry_is_targeted(&self, m: &crate::Module, f: &Function<'_>) -> bool {
-        let mut targeted = false;
-        for &b in f.blocks {
-            if let Some(term) = m.block_insts(b).next_back() {
-                m.inst(term).for_each_successor(&m.pool, |s| targeted |= self.local[s.index()] == self.entry);
-            }
-        }
-        targeted
     }
 
     fn reverse_postorder(&mut self, f: &Function<'_>) {

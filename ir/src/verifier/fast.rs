@@ -16,11 +16,13 @@ use crate::inst::InstData;
 use crate::module::{Function, Module};
 use crate::opcode::Opcode;
 
-/// The function and block being walked.
+/// The function and block being walked, and the CFG pass's state, which
+/// stays the same over a run of clean instructions.
 pub(super) struct Site<'a, 'f> {
     pub m: &'a Module,
     pub f: &'a Function<'f>,
     pub defs: &'a DefTable,
+    pub cfg: &'a cfg::Scratch,
     /// The block's index within the function.
     pub local: usize,
 }
@@ -28,11 +30,11 @@ pub(super) struct Site<'a, 'f> {
 /// Whether instruction `inst` (the block's last one if `is_last`) is one of
 /// the common instructions and breaks no rule of any category, the
 /// forbidden/layout rules included. When it returns true the instruction has
-/// been fully verified.
+/// been fully verified, except that the caller records in the CFG pass that
+/// the walk has passed a non-phi instruction.
 #[inline(always)]
 pub(super) fn is_clean(
     site: &Site<'_, '_>,
-    cfg: &mut cfg::Scratch,
     facts: &mut TypeFacts,
     inst: InstId,
     data: &InstData,
@@ -40,7 +42,7 @@ pub(super) fn is_clean(
     is_last: bool,
 ) -> bool {
     let m = site.m;
-    let use_of = UseSite { m, defs: site.defs, cfg, local: site.local, at: inst.as_u32() };
+    let use_of = UseSite { site, at: inst.as_u32() };
     let result_ty = || result.and_then(|r| m.value_type(r));
     let clean = match *data {
         InstData::Const { .. } | InstData::ConstWide { .. } => {
@@ -131,38 +133,33 @@ pub(super) fn is_clean(
         }
         _ => false,
     };
-    if clean {
-        cfg.passed_non_phi();
-    }
     clean
 }
 
 /// The instruction whose operands are being checked.
-struct UseSite<'a> {
-    m: &'a Module,
-    defs: &'a DefTable,
-    cfg: &'a cfg::Scratch,
-    local: usize,
+struct UseSite<'s, 'a, 'f> {
+    site: &'s Site<'a, 'f>,
     at: u32,
 }
 
-impl UseSite<'_> {
+impl UseSite<'_, '_, '_> {
     /// `v` has type `ty`, is defined in this function and is available here.
     #[inline(always)]
     fn sound(&self, v: ValueId, ty: TypeId) -> bool {
-        self.m.value_type(v) == Some(ty) && self.available(v)
+        self.site.m.value_type(v) == Some(ty) && self.available(v)
     }
 
     /// `p` has type `ptr<pointee>`, is defined in this function and is
     /// available here.
     #[inline(always)]
     fn pointer_to(&self, p: ValueId, pointee: TypeId) -> bool {
-        self.m.value_type(p).and_then(|t| self.m.types.pointee(t)) == Some(pointee) && self.available(p)
+        let m = self.site.m;
+        m.value_type(p).and_then(|t| m.types.pointee(t)) == Some(pointee) && self.available(p)
     }
 
     #[inline(always)]
     fn available(&self, v: ValueId) -> bool {
-        self.cfg.use_is_sound(self.defs, v, self.local, self.at)
+        self.site.cfg.use_is_sound(self.site.defs, v, self.site.local, self.at)
     }
 }
 

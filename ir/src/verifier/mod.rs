@@ -134,11 +134,11 @@ impl FunctionScratch {
 /// forbidden/layout ones), because the later rules would judge garbage.
 fn verify_function(ctx: &mut Ctx<'_>, f: &crate::module::Function<'_>, s: &mut FunctionScratch) {
     let (m, defs) = (ctx.m, ctx.defs);
-    if !structure::blocks(ctx, f) {
+    let Some(entry_targeted) = structure::blocks(ctx, f) else {
         let mut forbidden = Ctx { m, errors: &mut s.forbidden, defs };
         module_rules::forbidden_and_layout(&mut forbidden, f, &mut s.facts);
         return;
-    }
+    };
     s.cfg.begin_function(m, f);
     s.structure.clear();
     s.dominance.clear();
@@ -146,26 +146,40 @@ fn verify_function(ctx: &mut Ctx<'_>, f: &crate::module::Function<'_>, s: &mut F
     s.const_decls.clear();
     for (local, &block) in f.blocks.iter().enumerate() {
         s.cfg.begin_block();
-        let site = fast::Site { m, f, defs, local };
         let (insts, results, start) = m.block_slices(block);
         let last = insts.len().saturating_sub(1);
-        for (i, (data, result)) in insts.iter().zip(results).enumerate() {
-            let inst = InstId::from_u32(start + i as u32);
-            let result = result.expand();
-            if fast::is_clean(&site, &mut s.cfg, &mut s.facts, inst, data, result, i == last) {
+        let mut i = 0;
+        while i < insts.len() {
+            // A run of clean instructions leaves the CFG pass's state alone,
+            // so the fast path reads it without re-borrowing per instruction.
+            let run = i;
+            let site = fast::Site { m, f, defs, cfg: &s.cfg, local };
+            while let (Some(data), Some(result)) = (insts.get(i), results.get(i)) {
+                let inst = InstId::from_u32(start + i as u32);
+                if !fast::is_clean(&site, &mut s.facts, inst, data, result.expand(), i == last) {
+                    break;
+                }
+                i += 1;
+            }
+            if i > run {
+                s.cfg.passed_non_phi();
                 // Debug builds (every test) confirm the fast path with the full rules.
                 #[cfg(debug_assertions)]
-                {
+                for k in run..i {
+                    let (inst, data, result) = (InstId::from_u32(start + k as u32), &insts[k], results[k].expand());
                     let mut errors = Vec::new();
                     let mut ctx = Ctx { m, errors: &mut errors, defs };
                     module_rules::forbidden_inst(&mut ctx, f, inst, data, result, &mut s.facts);
-                    structure::inst(&mut ctx, f, block, inst, data, i == last);
+                    structure::inst(&mut ctx, f, block, inst, data, k == last);
                     s.cfg.inst(&mut ctx, &mut Vec::new(), f, (local, block), inst, data);
                     operands::inst(&mut ctx, f, inst, result, data);
                     debug_assert!(errors.is_empty(), "fast path passed {inst:?}: {errors:?}");
                 }
-                continue;
             }
+            let (Some(data), Some(result)) = (insts.get(i), results.get(i)) else {
+                break;
+            };
+            let (inst, result) = (InstId::from_u32(start + i as u32), result.expand());
             if module_rules::has_forbidden_rules(data) {
                 let mut forbidden = Ctx { m, errors: &mut s.forbidden, defs };
                 module_rules::forbidden_inst(&mut forbidden, f, inst, data, result, &mut s.facts);
@@ -176,6 +190,7 @@ fn verify_function(ctx: &mut Ctx<'_>, f: &crate::module::Function<'_>, s: &mut F
             structure::inst(&mut Ctx { m, errors: &mut s.structure, defs }, f, block, inst, data, i == last);
             s.cfg.inst(&mut Ctx { m, errors: &mut s.dominance, defs }, &mut s.structure, f, (local, block), inst, data);
             operands::inst(&mut Ctx { m, errors: &mut s.types, defs }, f, inst, result, data);
+            i += 1;
         }
     }
     // Undefined operands and misplaced terminators make the later rules judge
@@ -189,7 +204,7 @@ fn verify_function(ctx: &mut Ctx<'_>, f: &crate::module::Function<'_>, s: &mut F
         return;
     }
     consts::check(ctx, f, &s.const_decls, &mut s.consts);
-    s.cfg.entry_predecessors(ctx, f);
+    s.cfg.entry_predecessors(ctx, f, entry_targeted);
     ctx.errors.append(&mut s.dominance);
     ctx.errors.append(&mut s.types);
 }

@@ -11,8 +11,10 @@ use crate::inst::InstData;
 use crate::module::Function;
 
 /// The entry block, block ownership, and a terminator with targets inside the
-/// function at the end of every block. Returns whether the CFG can be built.
-pub(super) fn blocks(ctx: &mut Ctx<'_>, f: &Function<'_>) -> bool {
+/// function at the end of every block. Returns `None` when the CFG cannot be
+/// built, otherwise whether any branch targets the entry block (so the CFG
+/// pass need not walk the terminators again to find out).
+pub(super) fn blocks(ctx: &mut Ctx<'_>, f: &Function<'_>) -> Option<bool> {
     let m = ctx.m;
     let func = || f.name.to_string();
     let mut sound = true;
@@ -27,17 +29,19 @@ pub(super) fn blocks(ctx: &mut Ctx<'_>, f: &Function<'_>) -> bool {
         }
     }
     if !sound {
-        return false;
+        return None;
     }
     let own_block = |b: BlockId| m.block_function(b) == Some(f.index);
+    let mut entry_targeted = false;
     for &block in f.blocks {
         let (insts, _, start) = m.block_slices(block);
         match insts.last() {
             Some(data) if data.is_terminator() => {
                 let inst = InstId::from_u32(start + insts.len() as u32 - 1);
                 data.for_each_successor(&m.pool, |target| {
+                    entry_targeted |= target == f.entry;
                     if !own_block(target) {
-                        ctx.errors.push(VerifyError::InvalidBranchTarget { func: func(), block, target, inst });
+                        invalid_target(ctx, f, block, target, inst);
                         sound = false;
                     }
                 });
@@ -58,7 +62,13 @@ pub(super) fn blocks(ctx: &mut Ctx<'_>, f: &Function<'_>) -> bool {
             }
         }
     }
-    sound
+    sound.then_some(entry_targeted)
+}
+
+#[cold]
+#[inline(never)]
+fn invalid_target(ctx: &mut Ctx<'_>, f: &Function<'_>, block: BlockId, target: BlockId, inst: InstId) {
+    ctx.errors.push(VerifyError::InvalidBranchTarget { func: f.name.to_string(), block, target, inst });
 }
 
 /// Per instruction: a terminator only at the end, phi inputs defined in this
