@@ -5,9 +5,10 @@
 //! table. Values are numbered module-wide but a function's ids are normally a
 //! dense range, which a vector indexed from the range's start covers. The
 //! builder numbers parameters first and results in order, so a window from the
-//! first id, as wide as the function has definitions (plus slack), is filled in one pass; ids
-//! outside it are ranged exactly first, and ids spread wider than the function
-//! (text with arbitrary explicit ids) use a hash map.
+//! first id, as wide as the function has definitions (plus slack), is filled
+//! in one pass; when an id falls outside it the exact range is found first,
+//! and ids spread wider than the function (text with arbitrary explicit ids)
+//! use a hash map.
 
 use rustc_hash::FxHashMap;
 
@@ -51,11 +52,11 @@ impl DefTable {
     }
 
     /// The usual layout in one pass: every value of `f` lies in a window that
-    /// starts at its lowest parameter (or, without parameters, its first result)
-    /// and is as wide as the function has instructions and parameters (plus
-    /// slack), so a table over that window is
-    /// filled without first finding the exact range. Returns false, leaving the
-    /// table to be rebuilt, when a value falls outside the window.
+    /// starts at its lowest parameter (or, without parameters, its first
+    /// result) and is as wide as the function has instructions and parameters
+    /// (plus slack), so a table over that window is filled without first
+    /// finding the exact range. Returns false, leaving the table to be
+    /// rebuilt, when a value falls outside the window.
     fn record_in_window(&mut self, m: &Module, f: &Function<'_>) -> bool {
         // The window only needs to be wide enough, so foreign blocks may count.
         let mut capacity = f.params.len();
