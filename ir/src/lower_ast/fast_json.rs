@@ -13,9 +13,13 @@
 //! trying first the key that follows in the order `encode` writes (`{"Tag":`
 //! spellings only where the text has `{"`); only a name that no spelling
 //! matches (escaped, spaced before its colon, unknown, or near the end of the
-//! text) is scanned and compared as a string. The most common expressions,
-//! `{"Var":"x"}` and integer literals, are read straight when written
-//! compactly, and read again the general way on any difference.
+//! text) is scanned and compared as a string. The most common expressions
+//! (`{"Var":"x"}`, integer literals, `Binary` and `Cmp`) and statements
+//! (`VarDecl`, `Assign`, `If`, `While`, `Return`, `ExprStmt`) are read
+//! straight when written compactly. A difference before the first child is
+//! read again the general way; after it, the general object loop goes on from
+//! the keys read, since reading a child twice would double the work at every
+//! level of nesting.
 //!
 //! It reads a subset of the format and *declines* (`None`) everything else, so
 //! that the strict decoder reports the exact error or reads the rare valid form;
@@ -477,6 +481,18 @@ impl<'a> Reader<'a> {
         Some(index)
     }
 
+    /// [`Self::spelled_first`] given the lookahead `text` at `pos`, which
+    /// starts with `{"`, where [`Self::variant`] would try it.
+    #[inline(always)]
+    fn spelled_tag<const N: usize>(&mut self, patterns: &[Pattern; N], text: [u64; 2]) -> Option<usize> {
+        if self.depth >= MAX_DEPTH {
+            return None;
+        }
+        let index = patterns.iter().position(|p| p.matches(text))?;
+        self.pos += patterns.get(index)?.len;
+        Some(index)
+    }
+
     /// [`Self::name`] for the names no word compare settles: the string is
     /// scanned and compared with each name, then its colon read if the
     /// patterns have one.
@@ -564,6 +580,37 @@ impl<'a> Reader<'a> {
         Some(())
     }
 
+    /// The rest of an object after the value of one of its fields, as
+    /// [`Self::object`] reads it: `seen` has a bit for each key read, `next`
+    /// is the index after the last one.
+    #[inline(always)]
+    fn object_rest<const N: usize>(
+        &mut self,
+        keys: &[Pattern; N],
+        mut seen: u32,
+        mut next: usize,
+        mut field: impl FnMut(&mut Self, usize) -> Option<()>,
+    ) -> Option<()> {
+        loop {
+            match self.next_byte()? {
+                b',' => {}
+                b'}' => break,
+                _ => return None,
+            }
+            // Keys usually come in the order of `keys`: the one after the last is tried first.
+            let index = self.name(keys, next)?;
+            let bit = 1 << index;
+            if seen & bit != 0 {
+                return None;
+            }
+            seen |= bit;
+            field(self, index)?;
+            next = index + 1;
+        }
+        self.depth -= 1;
+        Some(())
+    }
+
     /// An enum value in its object form, `{"Tag": payload}`: exactly one key,
     /// one of `tags`, whose payload `payload` reads given the tag's index.
     #[inline(always)]
@@ -574,6 +621,18 @@ impl<'a> Reader<'a> {
     ) -> Option<T> {
         // `{"Tag":` without whitespace is one compare per tag.
         let compact = if self.depth < MAX_DEPTH { self.spelled_first(&tags.firsts) } else { None };
+        self.variant_from(tags, compact, payload)
+    }
+
+    /// [`Self::variant`] given what its first compare found: the index of the
+    /// `{"Tag":` consumed, or `None` to read the object the general way.
+    #[inline(always)]
+    fn variant_from<const N: usize, T>(
+        &mut self,
+        tags: &Names<N>,
+        compact: Option<usize>,
+        payload: impl FnOnce(&mut Self, usize) -> Option<T>,
+    ) -> Option<T> {
         let tag = match compact {
             Some(tag) => {
                 self.depth += 1;
@@ -889,20 +948,40 @@ impl<'a> Reader<'a> {
         const VAR: Pattern = Pattern::raw(r#"{"Var":""#);
         const LIT: Pattern = Pattern::raw(r#"{"Lit":"#);
         const VALUE: Pattern = Pattern::raw(r#","value":"#);
-        // The most common expressions, `{"Var":"x"}` and integer literals, as
-        // `encode` writes them compactly, are read straight; on any difference
+        const BINARY: Pattern = Pattern::raw(r#"{"Binary":"#);
+        const CMP: Pattern = Pattern::raw(r#"{"Cmp":"#);
+        const LEFT: Pattern = Pattern::raw(r#"{"left":"#);
+        // The most common expressions, `{"Var":"x"}`, integer literals and
+        // the starts of `Binary` and `Cmp`, as `encode` writes them compactly,
+        // are read straight; on any difference before a child expression
         // (only scalars have been read) the general path reads them again.
         // Three objects open at most, as the general path would open them.
+        // None of the spellings can match unless the text has `{"` (it never
+        // does after a line break, in pretty texts).
         let start = self.pos;
-        if self.depth + 3 <= MAX_DEPTH {
-            if self.exact(&VAR) {
+        let compact = self.lookahead().filter(|text| text[0] as u16 == u16::from_le_bytes(*b"{\""));
+        // The first three bytes, `{"V` and so on, pick the one spelling to compare.
+        let first = |pattern: &Pattern| pattern.words[0] & 0xff_ffff;
+        if let Some(text) = compact.filter(|_| self.depth + 3 <= MAX_DEPTH) {
+            let start3 = text[0] & 0xff_ffff;
+            if start3 == first(&VAR) && VAR.matches(text) {
+                self.pos += VAR.len;
                 if let Some(name) = self.string_rest() {
                     if self.bytes.get(self.pos) == Some(&b'}') {
                         self.pos += 1;
                         return Some(Expr::Var(name));
                     }
                 }
-            } else if self.exact(&LIT) {
+            } else if start3 == first(&BINARY) && BINARY.matches(text) {
+                self.pos += BINARY.len;
+                if self.exact(&LEFT) {
+                    // From here on nothing is read twice (see `operands_straight`).
+                    self.depth += 2;
+                    let (left, op, right) = self.operands_straight(&Self::BINARY_OPS, Self::binary_op)?;
+                    return Some(Expr::Binary { left, op, right });
+                }
+            } else if start3 == first(&LIT) && LIT.matches(text) {
+                self.pos += LIT.len;
                 if let Some((bits, signed)) = self.compact_int() {
                     if self.exact(&VALUE) {
                         if let Some(value) = self.string() {
@@ -912,6 +991,13 @@ impl<'a> Reader<'a> {
                             }
                         }
                     }
+                }
+            } else if start3 == first(&CMP) && CMP.matches(text) {
+                self.pos += CMP.len;
+                if self.exact(&LEFT) {
+                    self.depth += 2;
+                    let (left, op, right) = self.operands_straight(&Self::CMP_OPS, Self::cmp_op)?;
+                    return Some(Expr::Cmp { left, op, right });
                 }
             }
             self.pos = start;
@@ -964,6 +1050,58 @@ impl<'a> Reader<'a> {
         Some(self.bump.alloc(ty))
     }
 
+    /// [`Self::operands`] after `{"Binary":{"left":` or `{"Cmp":{"left":`
+    /// (both objects counted in `depth`), through the closing `}}`. `ops`
+    /// spell `,"op":"Add"` and so on in the order of `op`'s names. Once the
+    /// left operand is read nothing is rewound, since a rewind would read the
+    /// children again (twice per level, in nested expressions): where the
+    /// text differs from `ops` and `,"right":`, the general object loop goes on
+    /// with the keys read so far, as the general path would have.
+    #[inline(always)]
+    fn operands_straight<Op: Copy, const N: usize>(
+        &mut self,
+        ops: &[(Pattern, Op); N],
+        op: fn(&mut Self) -> Option<Op>,
+    ) -> Option<(&'a Expr<'a>, Op, &'a Expr<'a>)> {
+        const KEYS: Names<3> = names(["left", "op", "right"]);
+        const RIGHT: Pattern = Pattern::raw(r#","right":"#);
+        let left = self.boxed_expr()?;
+        if let Some(text) = self.lookahead() {
+            if let Some(&(pattern, operator)) = ops.iter().find(|(pattern, _)| pattern.matches(text)) {
+                self.pos += pattern.len;
+                if self.exact(&RIGHT) {
+                    let right = self.boxed_expr()?;
+                    // All three keys are read: only `}` can follow, twice.
+                    self.close(b'}')?;
+                    self.close(b'}')?;
+                    return Some((left, operator, right));
+                }
+                let (mut operator, mut right) = (Some(operator), None);
+                self.object_rest(&KEYS.keys, 0b11, 2, |r, key| {
+                    match key {
+                        0 => return None,
+                        1 => operator = Some(op(r)?),
+                        _ => right = Some(r.boxed_expr()?),
+                    }
+                    Some(())
+                })?;
+                self.close(b'}')?;
+                return Some((left, operator?, right?));
+            }
+        }
+        let (mut operator, mut right) = (None, None);
+        self.object_rest(&KEYS.keys, 0b1, 1, |r, key| {
+            match key {
+                0 => return None,
+                1 => operator = Some(op(r)?),
+                _ => right = Some(r.boxed_expr()?),
+            }
+            Some(())
+        })?;
+        self.close(b'}')?;
+        Some((left, operator?, right?))
+    }
+
     /// The `left`, `op` and `right` fields of `Binary` and `Cmp`.
     #[inline]
     fn operands<Op>(&mut self, op: fn(&mut Self) -> Option<Op>) -> Option<(&'a Expr<'a>, Op, &'a Expr<'a>)> {
@@ -979,6 +1117,23 @@ impl<'a> Reader<'a> {
         })?;
         Some((left?, operator?, right?))
     }
+
+    /// `,"op":"Add"` and so on, for [`Self::operands_straight`].
+    const BINARY_OPS: [(Pattern, BinaryOp); 3] = [
+        (Pattern::raw(r#","op":"Add""#), BinaryOp::Add),
+        (Pattern::raw(r#","op":"Sub""#), BinaryOp::Sub),
+        (Pattern::raw(r#","op":"Mul""#), BinaryOp::Mul),
+    ];
+
+    /// `,"op":"Lt"` and so on, for [`Self::operands_straight`].
+    const CMP_OPS: [(Pattern, CmpOp); 6] = [
+        (Pattern::raw(r#","op":"Lt""#), CmpOp::Lt),
+        (Pattern::raw(r#","op":"Eq""#), CmpOp::Eq),
+        (Pattern::raw(r#","op":"Ne""#), CmpOp::Ne),
+        (Pattern::raw(r#","op":"Le""#), CmpOp::Le),
+        (Pattern::raw(r#","op":"Gt""#), CmpOp::Gt),
+        (Pattern::raw(r#","op":"Ge""#), CmpOp::Ge),
+    ];
 
     #[inline(always)]
     fn binary_op(&mut self) -> Option<BinaryOp> {
@@ -1006,6 +1161,166 @@ impl<'a> Reader<'a> {
         self.list(|s| &mut s.stmts, Self::stmt)
     }
 
+    /// The most common statements as `encode` writes them compactly, read
+    /// straight: `Ok` with the statement, or `None` to decline. Only scalars
+    /// are read before the first child, and rewound on any difference; from
+    /// there on nothing is rewound (which would read the children again), and
+    /// the general object loop goes on wherever the text differs. `Err` for
+    /// every other statement, with what [`Self::variant`]'s first compare
+    /// would find among `tags`, for [`Self::variant_from`].
+    #[inline(always)]
+    fn stmt_straight<const N: usize>(&mut self, tags: &Names<N>) -> Result<Option<Stmt<'a>>, Option<usize>> {
+        const VAR_DECL: Pattern = Pattern::raw(r#"{"VarDecl":"#);
+        const ASSIGN: Pattern = Pattern::raw(r#"{"Assign":"#);
+        const RETURN: Pattern = Pattern::raw(r#"{"Return":"#);
+        const EXPR_STMT: Pattern = Pattern::raw(r#"{"ExprStmt":"#);
+        const IF: Pattern = Pattern::raw(r#"{"If":{"cond":"#);
+        const WHILE: Pattern = Pattern::raw(r#"{"While":"#);
+        const COND: Pattern = Pattern::raw(r#"{"cond":"#);
+        const NAME: Pattern = Pattern::raw(r#"{"name":""#);
+        const TY: Pattern = Pattern::raw(r#","ty":"#);
+        const VALUE: Pattern = Pattern::raw(r#","value":"#);
+        // Two objects open at most, as the general path would open them; and
+        // none of the spellings can match unless the text has `{"` (it never
+        // does after a line break, in pretty texts).
+        let Some(text) = self.lookahead().filter(|text| text[0] as u16 == u16::from_le_bytes(*b"{\"")) else {
+            return Err(None);
+        };
+        if self.depth + 2 > MAX_DEPTH {
+            return Err(self.spelled_tag(&tags.firsts, text));
+        }
+        let start = self.pos;
+        if VAR_DECL.matches(text) {
+            self.pos += VAR_DECL.len;
+            if self.exact(&NAME) {
+                if let Some(name) = self.string_rest() {
+                    if self.exact(&TY) {
+                        self.depth += 2;
+                        return Ok(self.var_decl_rest(name));
+                    }
+                }
+            }
+        } else if ASSIGN.matches(text) {
+            self.pos += ASSIGN.len;
+            if self.exact(&NAME) {
+                if let Some(name) = self.string_rest() {
+                    if self.exact(&VALUE) {
+                        self.depth += 2;
+                        return Ok(self.assign_rest(name));
+                    }
+                }
+            }
+        } else if IF.matches(text) {
+            self.pos += IF.len;
+            self.depth += 2;
+            return Ok(self.if_rest());
+        } else if WHILE.matches(text) {
+            self.pos += WHILE.len;
+            if self.exact(&COND) {
+                self.depth += 2;
+                return Ok(self.while_rest());
+            }
+        } else if RETURN.matches(text) {
+            self.pos += RETURN.len;
+            self.depth += 1;
+            let value = if self.keyword(b"null") { Some(None) } else { self.boxed_expr().map(Some) };
+            return Ok(value.and_then(|value| self.close(b'}').map(|()| Stmt::Return(value))));
+        } else if EXPR_STMT.matches(text) {
+            self.pos += EXPR_STMT.len;
+            self.depth += 1;
+            return Ok(self.boxed_expr().and_then(|expr| self.close(b'}').map(|()| Stmt::ExprStmt(expr))));
+        }
+        self.pos = start;
+        Err(self.spelled_tag(&tags.firsts, text))
+    }
+
+    /// A `VarDecl` after `{"VarDecl":{"name":"x","ty":` (both objects
+    /// counted in `depth`), through the closing `}}`.
+    fn var_decl_rest(&mut self, name: &'a str) -> Option<Stmt<'a>> {
+        const KEYS: Names<3> = names(["name", "ty", "init"]);
+        const INIT: Pattern = Pattern::raw(r#","init":"#);
+        let ty = self.boxed_ty()?;
+        let (mut init, mut seen, mut next) = (None, 0b11, 2);
+        if self.exact(&INIT) {
+            init = if self.keyword(b"null") { None } else { Some(self.boxed_expr()?) };
+            (seen, next) = (0b111, 3);
+        }
+        // `name` and `ty` are read, so `object_rest` declines them.
+        self.object_rest(&KEYS.keys, seen, next, |r, _| {
+            init = if r.keyword(b"null") { None } else { Some(r.boxed_expr()?) };
+            Some(())
+        })?;
+        self.close(b'}')?;
+        Some(Stmt::VarDecl { name, ty, init })
+    }
+
+    /// An `If` after `{"If":{"cond":` (both objects counted in `depth`),
+    /// through the closing `}}`.
+    fn if_rest(&mut self) -> Option<Stmt<'a>> {
+        const KEYS: Names<3> = names(["cond", "then_body", "else_body"]);
+        const THEN_BODY: Pattern = Pattern::raw(r#","then_body":"#);
+        const ELSE_BODY: Pattern = Pattern::raw(r#","else_body":"#);
+        let cond = self.boxed_expr()?;
+        if self.exact(&THEN_BODY) {
+            let then_body = self.stmts()?;
+            if self.exact(&ELSE_BODY) {
+                let else_body = self.stmts()?;
+                // All three keys are read: only `}` can follow, twice.
+                self.close(b'}')?;
+                self.close(b'}')?;
+                return Some(Stmt::If { cond, then_body, else_body });
+            }
+            let mut else_body = None;
+            self.object_rest(&KEYS.keys, 0b11, 2, |r, _| {
+                else_body = Some(r.stmts()?);
+                Some(())
+            })?;
+            self.close(b'}')?;
+            return Some(Stmt::If { cond, then_body, else_body: else_body? });
+        }
+        let (mut then_body, mut else_body) = (None, None);
+        self.object_rest(&KEYS.keys, 0b1, 1, |r, key| {
+            match key {
+                1 => then_body = Some(r.stmts()?),
+                _ => else_body = Some(r.stmts()?),
+            }
+            Some(())
+        })?;
+        self.close(b'}')?;
+        Some(Stmt::If { cond, then_body: then_body?, else_body: else_body? })
+    }
+
+    /// A `While` after `{"While":{"cond":` (both objects counted in
+    /// `depth`), through the closing `}}`.
+    fn while_rest(&mut self) -> Option<Stmt<'a>> {
+        const KEYS: Names<2> = names(["cond", "body"]);
+        const BODY: Pattern = Pattern::raw(r#","body":"#);
+        let cond = self.boxed_expr()?;
+        let mut body = None;
+        if self.exact(&BODY) {
+            body = Some(self.stmts()?);
+            // Both keys are read: only `}` can follow, twice.
+            self.close(b'}')?;
+        } else {
+            self.object_rest(&KEYS.keys, 0b1, 1, |r, _| {
+                body = Some(r.stmts()?);
+                Some(())
+            })?;
+        }
+        self.close(b'}')?;
+        Some(Stmt::While { cond, body: body? })
+    }
+
+    /// An `Assign` after `{"Assign":{"name":"x","value":` (both objects
+    /// counted in `depth`), through the closing `}}`.
+    fn assign_rest(&mut self, name: &'a str) -> Option<Stmt<'a>> {
+        let value = self.boxed_expr()?;
+        // Both keys are read: only `}` can follow, twice.
+        self.close(b'}')?;
+        self.close(b'}')?;
+        Some(Stmt::Assign { name, value })
+    }
+
     fn stmt(&mut self) -> Option<Stmt<'a>> {
         const UNITS: Names<2> = names(["Break", "Continue"]);
         const TAGS: Names<9> =
@@ -1013,7 +1328,11 @@ impl<'a> Reader<'a> {
         if self.peek()? == b'"' {
             return [Stmt::Break, Stmt::Continue].get(self.name(&UNITS.words, 2)?).copied();
         }
-        self.variant(&TAGS, |r, tag| match tag {
+        let compact = match self.stmt_straight(&TAGS) {
+            Ok(stmt) => return stmt,
+            Err(compact) => compact,
+        };
+        self.variant_from(&TAGS, compact, |r, tag| match tag {
             0 => {
                 const KEYS: Names<3> = names(["name", "ty", "init"]);
                 let (mut name, mut ty, mut init) = (None, None, None);
@@ -1341,6 +1660,153 @@ mod tests {
         let call = r#"{"Call":{"callee":{"Direct":"f"},"args":[{"Cmp":{"left":{"Var":"a"},"op":"Ge","right":
             {"Lit":{"Bool":false}}}},{"FunctionRef":"f"},{"Binary":{"left":{"Var":"a"},"op":"Mul","right":{"Var":"b"}}}]}}"#;
         accepted(&with_body(&format!(r#"{{"ExprStmt":{call}}}"#).replace(['\n', ' '], "")));
+    }
+
+    #[test]
+    fn straight_operands_and_statements_fall_back_or_decline_exactly() {
+        let ret = |expr: &str| with_body(&format!(r#"{{"Return":{expr}}}"#));
+        let (a, b) = (r#"{"Var":"a"}"#, r#"{"Lit":{"Int":{"bits":8,"signed":false,"value":"1"}}}"#);
+        // `Binary` and `Cmp`: canonical, spaced, reordered, with the operator
+        // as an object, and nested (the straight path inside the general one).
+        for tag in ["Binary", "Cmp"] {
+            let op = if tag == "Binary" { "Sub" } else { "Ne" };
+            for fields in [
+                format!(r#""left":{a},"op":"{op}","right":{b}"#),
+                format!(r#""left":{a} ,"op":"{op}","right":{b}"#),
+                format!(r#""left":{a},"op" :"{op}","right":{b}"#),
+                format!(r#""left":{a},"op":"{op}" ,"right":{b}"#),
+                format!(r#""left":{a},"op":"{op}","right":{b} "#),
+                format!(r#""left":{a},"right":{b},"op":"{op}""#),
+                format!(r#""left":{a},"op":{{"{op}":null}},"right":{b}"#),
+                format!(r#""op":"{op}","left":{a},"right":{b}"#),
+                format!(r#""left":{{"{tag}":{{"left":{a},"op":"{op}","right":{b} }}}},"op":"{op}","right":{b}"#),
+            ] {
+                accepted(&ret(&format!(r#"{{"{tag}":{{{fields}}}}}"#)));
+                accepted(&ret(&format!(r#"{{"{tag}":{{{fields}}} }}"#)));
+            }
+            // A repeated, unknown or missing key, and an unknown operator.
+            for fields in [
+                format!(r#""left":{a},"op":"{op}","right":{b},"left":{a}"#),
+                format!(r#""left":{a},"op":"{op}","right":{b},"op":"{op}""#),
+                format!(r#""left":{a},"op":"{op}","op":"{op}","right":{b}"#),
+                format!(r#""left":{a},"left":{a},"op":"{op}","right":{b}"#),
+                format!(r#""left":{a},"op":"{op}","right":{b},"x":1"#),
+                format!(r#""left":{a},"op":"{op}""#),
+                format!(r#""left":{a},"right":{b}"#),
+                format!(r#""left":{a}"#),
+                format!(r#""left":{a},"op":"Div","right":{b}"#),
+                format!(r#""left":{a},"op":"{op}x","right":{b}"#),
+                format!(r#""left":{a},"op":"{op}","right":{b},"#),
+            ] {
+                assert!(declined(&ret(&format!(r#"{{"{tag}":{{{fields}}}}}"#))).is_err(), "{fields}");
+            }
+            assert!(declined(&ret(&format!(r#"{{"{tag}":{{"left":{a},"op":"{op}","right":{b}}},"x":1}}"#))).is_err());
+            let escaped = format!(r#"{{"{tag}":{{"left":{{"Var":"a\u0062"}},"op":"{op}","right":{b}}}}}"#);
+            assert!(declined(&ret(&escaped)).is_ok());
+        }
+        // `VarDecl`, `Assign`, `If` and `While` the same way.
+        let forms = [
+            ("VarDecl", vec![r#""name":"v""#, r#""ty":"Bool""#, r#""init":{"Var":"a"}"#]),
+            ("Assign", vec![r#""name":"v""#, r#""value":{"Var":"a"}"#]),
+            ("If", vec![r#""cond":{"Var":"a"}"#, r#""then_body":["Break"]"#, r#""else_body":[]"#]),
+            ("While", vec![r#""cond":{"Var":"a"}"#, r#""body":[{"Return":null}]"#]),
+        ];
+        for (tag, fields) in forms {
+            let stmt = |fields: &[&str]| with_body(&format!(r#"{{"{tag}":{{{}}}}}"#, fields.join(",")));
+            accepted(&stmt(&fields));
+            accepted(&with_body(&format!(r#"{{"{tag}":{{{}}} }}"#, fields.join(","))));
+            accepted(&with_body(&format!(r#"{{"{tag}":{{{} }}}}"#, fields.join(" ,"))));
+            let mut reversed = fields.clone();
+            reversed.reverse();
+            accepted(&stmt(&reversed));
+            for at in 0..fields.len() {
+                let mut repeated = fields.clone();
+                repeated.insert(at + 1, fields[at]);
+                assert!(declined(&stmt(&repeated)).is_err(), "{repeated:?}");
+                let mut missing = fields.clone();
+                missing.remove(at);
+                // Only a `VarDecl`'s `init` may be missing.
+                if tag == "VarDecl" && at == 2 {
+                    accepted(&stmt(&missing));
+                } else {
+                    assert!(declined(&stmt(&missing)).is_err(), "{missing:?}");
+                }
+            }
+            let mut extra = fields.clone();
+            extra.push(r#""x":1"#);
+            assert!(declined(&stmt(&extra)).is_err(), "{extra:?}");
+        }
+        let var_decl = r#""name":"v","ty":{"Int":{"bits":8,"signed":false}}"#;
+        for stmt in [
+            format!(r#"{{"VarDecl":{{{var_decl},"init":null}}}}"#),
+            format!(r#"{{"VarDecl":{{{var_decl},"init":{b}}}}}"#),
+            format!(r#"{{"VarDecl":{{{var_decl}}}}}"#),
+            r#"{"Return":null}"#.to_owned(),
+            r#"{"Return":null }"#.to_owned(),
+            format!(r#"{{"ExprStmt":{a}}}"#),
+            format!(r#"{{"ExprStmt":{a} }}"#),
+        ] {
+            accepted(&with_body(&stmt));
+        }
+        for stmt in [
+            format!(r#"{{"VarDecl":{{{var_decl},"init":null,"init":null}}}}"#),
+            format!(r#"{{"VarDecl":{{{var_decl},"ty":"Bool"}}}}"#),
+            format!(r#"{{"VarDecl":{{{var_decl}}},"init":null}}"#),
+            format!(r#"{{"ExprStmt":{a},"Return":null}}"#),
+            r#"{"Return":null,"Break":null}"#.to_owned(),
+            r#"{"Return":nul}"#.to_owned(),
+            r#"{"Assign":{"name":"v","value":{"Var":"a"}}"#.to_owned(),
+        ] {
+            assert!(declined(&with_body(&stmt)).is_err(), "{stmt}");
+        }
+        assert!(declined(&with_body(r#"{"Assign":{"name":"\u0076","value":{"Var":"a"}}}"#)).is_ok());
+    }
+
+    #[test]
+    fn straight_paths_keep_the_depth_limit_and_read_children_once() {
+        // Nested operands, compact and spaced after each child (which the
+        // straight path must not answer by reading the children again: at
+        // this depth that would take 2^46 steps), and nested statements.
+        let nested = |depth: usize, gap: &str| {
+            let mut expr = r#"{"Var":"a"}"#.to_owned();
+            for level in 0..depth {
+                let tag = if level % 2 == 0 { "Binary" } else { "Cmp" };
+                let op = if level % 2 == 0 { "Mul" } else { "Lt" };
+                expr = format!(r#"{{"{tag}":{{"left":{expr}{gap},"op":"{op}","right":{expr}{gap}}}}}"#);
+                expr = expr.replacen(r#"{"Var":"a"}"#, r#"{"Var":"b"}"#, 1);
+            }
+            with_body(&format!(r#"{{"Return":{expr}}}"#))
+        };
+        let chain = |depth: usize, gap: &str| {
+            let expr = (0..depth).fold(r#"{"Var":"a"}"#.to_owned(), |expr, _| {
+                format!(r#"{{"Binary":{{"left":{expr}{gap},"op":"Add","right":{{"Var":"b"}}{gap}}}}}"#)
+            });
+            with_body(&format!(r#"{{"ExprStmt":{expr}}}"#))
+        };
+        let blocks = |depth: usize| {
+            let body = (0..depth).fold(r#"{"Return":null}"#.to_owned(), |body, level| {
+                if level % 2 == 0 {
+                    format!(r#"{{"If":{{"cond":{{"Var":"a"}},"then_body":[{body}],"else_body":[]}}}}"#)
+                } else {
+                    format!(r#"{{"While":{{"cond":{{"Var":"a"}},"body":[{body}]}}}}"#)
+                }
+            });
+            with_body(&body)
+        };
+        accepted(&nested(3, ""));
+        accepted(&nested(3, " "));
+        for gap in ["", " "] {
+            // The envelope, the program, the function list, the function, the
+            // body and the `ExprStmt` hold six levels; each operator two more,
+            // and the innermost `Var` one.
+            accepted(&chain(46, gap));
+            assert!(declined(&chain(47, gap)).is_ok());
+            assert!(declined(&chain(70, gap)).is_err());
+        }
+        // Each statement holds two levels and its list one more.
+        accepted(&blocks(31));
+        assert!(declined(&blocks(32)).is_ok());
+        assert!(declined(&blocks(50)).is_err());
     }
 
     #[test]
