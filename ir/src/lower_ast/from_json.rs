@@ -11,7 +11,9 @@ use crate::module::Module;
 use crate::target::DataLayout;
 
 use super::error::LowerError;
-use super::interchange::{decode_with_limit, DecodeError};
+#[cfg(debug_assertions)]
+use super::interchange::decode_with_limit;
+use super::interchange::{decode_with_serde, DecodeError};
 use super::{fast_json, o0};
 
 /// Compact JSON takes about 33 bytes per lowered instruction and pretty JSON
@@ -22,7 +24,7 @@ const BYTES_PER_INST: usize = 32;
 /// Why [`lower_json`] failed: the text is not AST format 2, or its program does not lower.
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
 pub enum JsonLowerError {
-    /// The text was rejected, exactly as [`decode_with_limit`] rejects it.
+    /// The text was rejected, exactly as [`super::interchange::decode_with_limit`] rejects it.
     #[error(transparent)]
     Decode(#[from] DecodeError),
     /// The program was rejected, exactly as [`super::lower_o0`] rejects it.
@@ -53,20 +55,14 @@ pub fn lower_json(
         return Err(DecodeError::InputTooLarge { len: src.len(), limit: max_input_bytes }.into());
     }
     let bump = fast_json::arena_for(src);
-    match fast_json::read(src, &bump) {
-        Some(program) => {
-            // Debug builds (every test) confirm the fast reader against the exact decoder.
-            #[cfg(debug_assertions)]
-            assert_eq!(
-                decode_with_limit(src, max_input_bytes),
-                Ok(super::tree::to_owned(&program)),
-                "fast reader differs"
-            );
-            Ok(o0::lower_tree(&program, target, layout, src.len() / BYTES_PER_INST)?)
-        }
-        None => {
-            let program = decode_with_limit(src, max_input_bytes)?;
-            Ok(super::lower_o0(&program, target, layout)?)
-        }
+    if let Some(program) = fast_json::read(src, &bump) {
+        // Debug builds (every test) confirm the fast reader against the exact decoder.
+        #[cfg(debug_assertions)]
+        assert_eq!(decode_with_limit(src, max_input_bytes), Ok(super::tree::to_owned(&program)), "fast reader differs");
+        return Ok(o0::lower_tree(&program, target, layout, src.len() / BYTES_PER_INST)?);
     }
+    // Declined: free the arena and go the strict way (the fast reader would only decline again).
+    drop(bump);
+    let program = decode_with_serde(src)?;
+    Ok(super::lower_o0(&program, target, layout)?)
 }
