@@ -487,9 +487,9 @@ impl PayloadCache {
         if payload.is_empty() || payload.len() > 8 {
             return None;
         }
-        let mut bytes = [0u8; 8];
-        bytes[..payload.len()].copy_from_slice(payload);
-        let word = u64::from_le_bytes(bytes);
+        // The little-endian word of the zero-padded bytes, built without a variable-length copy (a `memcpy` call per
+        // variable, and the payloads are mostly one to three bytes).
+        let word = payload.iter().rev().fold(0u64, |w, &b| (w << 8) | u64::from(b));
         let index = (word.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize;
         Some((word, payload.len() as u8, index))
     }
