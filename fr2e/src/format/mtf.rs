@@ -101,6 +101,16 @@ impl Order {
         slot
     }
 
+    /// Moves the last slot (position 31) to the front, as a push does; returns the slot.
+    #[inline]
+    fn rotate_last_to_front(&mut self) -> usize {
+        let slot = self.slot(MTF_CAPACITY - 1);
+        let (lo, hi) = (self.half(0), self.half(1));
+        self.set_half(0, (lo << 8) | slot as u128);
+        self.set_half(1, (hi << 8) | (lo >> 120));
+        slot
+    }
+
     /// The list position of `slot`.
     #[inline]
     fn position(&self, slot: usize) -> usize {
@@ -157,22 +167,22 @@ impl<T: Copy> Mtf<T> {
     }
 
     /// Inserts `value` at the front; the 33rd entry falls off. Returns the slot used.
-    #[inline]
+    #[inline(always)]
     fn push_slot(&mut self, value: T) -> usize {
-        let slot = self.order.move_to_front(MTF_CAPACITY - 1);
-        self.items[slot] = value;
+        let slot = self.order.rotate_last_to_front();
+        self.items[slot % MTF_CAPACITY] = value;
         self.len = (self.len + 1).min(MTF_CAPACITY);
         slot
     }
 
     /// Inserts `value` at the front; the 33rd entry falls off.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, value: T) {
         self.push_slot(value);
     }
 
     /// Moves entry `index` to the front and returns it; `None` when `index` is beyond the list.
-    #[inline]
+    #[inline(always)]
     pub fn repeat(&mut self, index: usize) -> Option<T> {
         if index >= self.len {
             return None;

@@ -40,6 +40,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The bytes not yet read, without consuming them.
+    #[inline]
     pub fn rest(&self) -> &'a [u8] {
         &self.bytes[self.pos..]
     }
@@ -54,6 +55,12 @@ impl<'a> Reader<'a> {
             }
             None => Err(self.eof(1)),
         }
+    }
+
+    /// Skips `n` bytes that are known to be there (at most [`remaining`](Self::remaining)).
+    #[inline]
+    pub(crate) fn skip(&mut self, n: usize) {
+        self.pos = (self.pos + n).min(self.bytes.len());
     }
 
     /// Reads `n` bytes.

@@ -128,18 +128,17 @@ impl RegisterWord {
             4 if odd_bits == 0 => return Ok(RegisterWord::Register(Register::Arg { base: compact(w >> 3), seq: 0 })),
             _ => {}
         }
-        Self::decode(w, r, strings, at)
+        Self::decode(w, r, strings, at).map(RegisterWord::Register)
     }
 
-    /// Every other word of [`read`](Self::read), read at `at`; raw constants read their SVLIs from `r`.
-    fn decode(w: u64, r: &mut Reader<'_>, strings: &StringTable, at: u64) -> Result<RegisterWord, FormatError> {
+    /// The register of any word but a repeat (`w & 7 != 0`), read at `at`; raw constants read their SVLIs from `r`.
+    pub(crate) fn decode(w: u64, r: &mut Reader<'_>, strings: &StringTable, at: u64) -> Result<Register, FormatError> {
         let fail = |kind| Err(FormatError::new(kind, at));
         let sequenced = |w: u64| {
             let (seq, base) = deinterleave(w >> 3);
             (base, seq)
         };
         let register = match w & 7 {
-            0 => return Ok(RegisterWord::Repeat(w >> 3)),
             2 => {
                 let (base, seq) = sequenced(w);
                 Register::Temporary { base, seq }
@@ -153,6 +152,7 @@ impl RegisterWord {
                 Register::Local { base, seq }
             }
             _ => match w & 0xF {
+                0x0 | 0x8 => return fail(ErrorKind::ReservedRegister { word: w }),
                 0x1 => Register::Global(w >> 4),
                 0x5 => Register::Literal(w >> 4),
                 0x9 => Register::Int(unfold(w >> 4)),
@@ -199,7 +199,7 @@ impl RegisterWord {
                 }
             },
         };
-        Ok(RegisterWord::Register(register))
+        Ok(register)
     }
 }
 

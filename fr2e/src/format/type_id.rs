@@ -157,15 +157,12 @@ pub enum TypeWord {
 
 impl TypeWord {
     /// Reads one type word; string indices must be table strings (B57), simple codes must be defined.
+    #[inline(always)]
     pub fn read(r: &mut Reader<'_>, strings: &StringTable) -> Result<TypeWord, FormatError> {
         let at = r.offset();
         let w = r.uvli32()?;
         if w & 1 == 0 {
-            let index = u64::from(w >> 1);
-            if index < 2 || !strings.contains(index) {
-                return Err(FormatError::new(ErrorKind::InvalidTypeIndex { index }, at));
-            }
-            return Ok(TypeWord::Type(VopType::Signature(w >> 1).normalize(strings)));
+            return Self::string(w >> 1, strings, at);
         }
         if w & 3 == 3 {
             return Ok(TypeWord::Repeat(w >> 2));
@@ -176,6 +173,14 @@ impl TypeWord {
             return Err(FormatError::new(ErrorKind::ReservedSimpleType { code }, at));
         }
         Ok(TypeWord::Type(VopType::Simple { level, base }))
+    }
+
+    /// A string-index type word, read at `at`.
+    fn string(index: u32, strings: &StringTable, at: u64) -> Result<TypeWord, FormatError> {
+        if index < 2 || !strings.contains(index.into()) {
+            return Err(FormatError::new(ErrorKind::InvalidTypeIndex { index: index.into() }, at));
+        }
+        Ok(TypeWord::Type(VopType::Signature(index).normalize(strings)))
     }
 }
 

@@ -23,9 +23,26 @@ impl Reader<'_> {
         }
     }
 
-    #[cold]
+    /// The codes of two to nine bytes: one big-endian load of the eight bytes after the first when they are there
+    /// (a register or a temporary's number usually takes two to five bytes), else byte by byte.
+    #[inline]
     fn uvli64_slow(&mut self, first: u8) -> Result<u64, FormatError> {
         let extra = first.leading_ones() as usize;
+        if let Some(&window) = self.rest().first_chunk::<8>() {
+            let tail = u64::from_be_bytes(window);
+            self.skip(extra);
+            // For 1..=7 extra bytes the first byte keeps 7 - extra value bits; for 8 it keeps none (A4.1).
+            return Ok(if extra == 8 {
+                tail
+            } else {
+                (u64::from(first & (0x7F >> extra)) << (8 * extra)) | (tail >> (64 - 8 * extra))
+            });
+        }
+        self.uvli64_short(first, extra)
+    }
+
+    #[cold]
+    fn uvli64_short(&mut self, first: u8, extra: usize) -> Result<u64, FormatError> {
         let tail = self.take(extra)?;
         // For 1..=7 extra bytes the first byte keeps 7 - extra value bits; for 8 it keeps none (A4.1).
         let mut value = u64::from(first) & (0x7F >> extra);

@@ -19,7 +19,7 @@ use super::reader::Reader;
 use super::register::{Register, RegisterWord};
 use super::strings::{check_index, StringTable};
 use super::type_id::{TypeWord, VopType};
-use super::vli::{deinterleave, interleave, write_svli, write_uvli32, write_uvli64};
+use super::vli::{compact, deinterleave, interleave, write_svli, write_uvli32, write_uvli64};
 
 /// Mask bit: opcode number (A8.1).
 pub const MASK_OPN: u32 = 1;
@@ -390,6 +390,20 @@ impl<'a, 's> VopDecoder<'a, 's> {
 
     /// Decodes the next VOP, appending argument-list registers and jump-table labels to the pools.
     pub fn next_vop(&mut self, registers: &mut Vec<Register>, labels: &mut Vec<u32>) -> Result<Vop, FormatError> {
+        let mut vop = Vop::new(0);
+        self.next_vop_into(&mut vop, registers, labels)?;
+        Ok(vop)
+    }
+
+    /// Decodes the next VOP into `vop`, replacing all its fields, as [`next_vop`](Self::next_vop) does. Readers that
+    /// decode a stream reuse one `Vop`, so no 176-byte record is returned per VOP. On error `vop` is unspecified.
+    #[inline]
+    pub fn next_vop_into(
+        &mut self,
+        vop: &mut Vop,
+        registers: &mut Vec<Register>,
+        labels: &mut Vec<u32>,
+    ) -> Result<(), FormatError> {
         let at = self.r.offset();
         let word = self.r.uvli32()?;
         let mask = if word & 3 == 0 {
@@ -412,33 +426,19 @@ impl<'a, 's> VopDecoder<'a, 's> {
         if opn == 0 {
             return Err(FormatError::new(ErrorKind::ReservedOpcode, opn_at));
         }
-        let mut vop = Vop::new(opn);
+        vop.opn = opn;
         vop.opr = opr;
         // Fields in the listed order, not bit order (B47).
-        if mask & MASK_PRD != 0 {
-            vop.prd = Some(self.r.uvli32()?);
-        }
-        if mask & MASK_TYPE != 0 {
-            vop.ty = Some(self.ty()?);
-        }
-        if mask & MASK_STYPE != 0 {
-            vop.stype = Some(self.ty()?);
-        }
-        for (bit, slot) in [
-            (MASK_DST, &mut vop.dst),
-            (MASK_SRCA, &mut vop.srca),
-            (MASK_SRCB, &mut vop.srcb),
-            (MASK_SRCC, &mut vop.srcc),
-            (MASK_SRCD, &mut vop.srcd),
-        ] {
-            if mask & bit != 0 {
-                *slot = Some(self.register()?);
-            }
-        }
-        if mask & MASK_IMM != 0 {
-            vop.imm = Some(self.immediate(registers, labels)?);
-        }
-        Ok(vop)
+        vop.prd = if mask & MASK_PRD != 0 { Some(self.r.uvli32()?) } else { None };
+        vop.ty = if mask & MASK_TYPE != 0 { Some(self.ty()?) } else { None };
+        vop.stype = if mask & MASK_STYPE != 0 { Some(self.ty()?) } else { None };
+        vop.dst = if mask & MASK_DST != 0 { Some(self.register()?) } else { None };
+        vop.srca = if mask & MASK_SRCA != 0 { Some(self.register()?) } else { None };
+        vop.srcb = if mask & MASK_SRCB != 0 { Some(self.register()?) } else { None };
+        vop.srcc = if mask & MASK_SRCC != 0 { Some(self.register()?) } else { None };
+        vop.srcd = if mask & MASK_SRCD != 0 { Some(self.register()?) } else { None };
+        vop.imm = if mask & MASK_IMM != 0 { Some(self.immediate(registers, labels)?) } else { None };
+        Ok(())
     }
 
     #[cold]
@@ -452,6 +452,7 @@ impl<'a, 's> VopDecoder<'a, 's> {
         FormatError::new(ErrorKind::RepeatOutOfRange { list, index, len }, at)
     }
 
+    #[inline(always)]
     fn ty(&mut self) -> Result<VopType, FormatError> {
         let at = self.r.offset();
         match TypeWord::read(&mut self.r, self.strings)? {
@@ -465,18 +466,24 @@ impl<'a, 's> VopDecoder<'a, 's> {
         }
     }
 
+    /// One register field, through the register MTF. The common words are decoded inline: repeats, and unversioned
+    /// temporaries and arguments (as in [`RegisterWord::read`]).
+    #[inline(always)]
     fn register(&mut self) -> Result<Register, FormatError> {
         let at = self.r.offset();
-        match RegisterWord::read(&mut self.r, self.strings)? {
-            RegisterWord::Repeat(index) => {
-                let repeated = usize::try_from(index).ok().and_then(|i| self.registers.repeat(i));
-                repeated.ok_or_else(|| self.repeat_error("register", index, at))
+        let w = self.r.uvli64()?;
+        let unversioned = (w >> 3) & 0xAAAA_AAAA_AAAA_AAAA == 0;
+        let register = match w & 7 {
+            0 => {
+                let repeated = usize::try_from(w >> 3).ok().and_then(|i| self.registers.repeat(i));
+                return repeated.ok_or_else(|| self.repeat_error("register", w >> 3, at));
             }
-            RegisterWord::Register(register) => {
-                self.registers.push(register);
-                Ok(register)
-            }
-        }
+            2 if unversioned => Register::Temporary { base: compact(w >> 3), seq: 0 },
+            4 if unversioned => Register::Arg { base: compact(w >> 3), seq: 0 },
+            _ => RegisterWord::decode(w, &mut self.r, self.strings, at)?,
+        };
+        self.registers.push(register);
+        Ok(register)
     }
 
     fn immediate(&mut self, registers: &mut Vec<Register>, labels: &mut Vec<u32>) -> Result<Immediate, FormatError> {

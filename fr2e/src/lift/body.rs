@@ -126,11 +126,12 @@ impl<'a> Lift<'a> {
         let mut state: Option<(usize, BodyState)> = None;
         let mut segment = 0;
         let mut position = 0u64;
+        let mut vop = Vop::new(op::LABEL);
         while !decoder.is_empty() {
             let at = decoder.offset();
             registers.clear();
             labels.clear();
-            let vop = decoder.next_vop(&mut registers, &mut labels)?;
+            decoder.next_vop_into(&mut vop, &mut registers, &mut labels)?;
             if let Some((body, range)) = segments.get(segment) {
                 if position >= range.start {
                     if state.as_ref().map(|(b, _)| *b) != Some(*body) {
