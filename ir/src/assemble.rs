@@ -86,6 +86,12 @@ impl ModuleAssembler {
         Ok(())
     }
 
+    /// Makes room for about `insts` more instructions and as many values. Callers estimate from what the input has
+    /// already backed (one declared value per input entry, say), so a short input cannot reserve much.
+    pub fn reserve_insts(&mut self, insts: usize) {
+        self.m.reserve_insts(insts);
+    }
+
     /// The type pool, to intern types and signatures.
     pub fn types_mut(&mut self) -> &mut TypeTable {
         &mut self.m.types

@@ -193,10 +193,7 @@ impl ModuleBuilder {
     /// Makes room for about `insts` more instructions and as many values, so
     /// that a caller who can estimate a module's size saves the regrowth copies.
     pub(crate) fn reserve_insts(&mut self, insts: usize) {
-        let m = &mut self.module;
-        m.insts.reserve(insts);
-        m.inst_results.reserve(insts);
-        m.value_types.reserve(insts);
+        self.module.reserve_insts(insts);
     }
 
     /// Interns `ty` in the module's type pool.

@@ -208,6 +208,14 @@ impl Module {
         }
     }
 
+    /// Makes room for about `insts` more instructions and as many values, so that a producer who can estimate a
+    /// module's size saves the regrowth copies.
+    pub(crate) fn reserve_insts(&mut self, insts: usize) {
+        self.insts.reserve(insts);
+        self.inst_results.reserve(insts);
+        self.value_types.reserve(insts);
+    }
+
     /// Target name.
     pub fn target(&self) -> &str {
         &self.target

@@ -166,6 +166,10 @@ fn lift(bytes: &[u8], limits: &ReadLimits) -> Result<(Module, Offsets), Error> {
     if let Some(gbld) = &root.gbld {
         lift.read_gbld(gbld, &records, &record_offsets, &mut bodies)?;
     }
+    // One instruction per temporary, about: each was backed by a `V` of at least two bytes.
+    let temporaries = bodies.iter().map(|b| b.temps.len()).sum();
+    lift.asm.reserve_insts(temporaries);
+    lift.inst_offsets.reserve(temporaries);
     lift.read_bodies(root.vops.as_ref(), bodies)?;
     let Lift { asm, inst_offsets, block_offsets, .. } = lift;
     Ok((asm.finish(), Offsets { insts: inst_offsets, blocks: block_offsets }))
