@@ -395,15 +395,16 @@ impl<'a, 's> VopDecoder<'a, 's> {
         Ok(vop)
     }
 
-    /// Decodes the next VOP into `vop`, replacing all its fields, as [`next_vop`](Self::next_vop) does. Readers that
-    /// decode a stream reuse one `Vop`, so no 176-byte record is returned per VOP. On error `vop` is unspecified.
+    /// Decodes the next VOP into `vop`, replacing all its fields, as [`next_vop`](Self::next_vop) does, and returns
+    /// its field bits ([`Vop::field_bits`], read from the mask). Readers that decode a stream reuse one `Vop`, so no
+    /// 176-byte record is returned per VOP. On error `vop` is unspecified.
     #[inline]
     pub fn next_vop_into(
         &mut self,
         vop: &mut Vop,
         registers: &mut Vec<Register>,
         labels: &mut Vec<u32>,
-    ) -> Result<(), FormatError> {
+    ) -> Result<u32, FormatError> {
         let at = self.r.offset();
         let word = self.r.uvli32()?;
         let mask = if word & 3 == 0 {
@@ -438,7 +439,7 @@ impl<'a, 's> VopDecoder<'a, 's> {
         vop.srcc = if mask & MASK_SRCC != 0 { Some(self.register()?) } else { None };
         vop.srcd = if mask & MASK_SRCD != 0 { Some(self.register()?) } else { None };
         vop.imm = if mask & MASK_IMM != 0 { Some(self.immediate(registers, labels)?) } else { None };
-        Ok(())
+        Ok(mask & !(MASK_OPN | MASK_OPR))
     }
 
     #[cold]

@@ -91,6 +91,8 @@ struct BodyState {
     /// Every branch target and phi predecessor, with the offset of its VOP.
     targets: Vec<(u32, u64)>,
     const_decls_used: usize,
+    /// The field bits of the VOP being read (its mask without the opn/opr form).
+    fields: u32,
 }
 
 impl<'a> Lift<'a> {
@@ -131,7 +133,7 @@ impl<'a> Lift<'a> {
             let at = decoder.offset();
             registers.clear();
             labels.clear();
-            decoder.next_vop_into(&mut vop, &mut registers, &mut labels)?;
+            let fields = decoder.next_vop_into(&mut vop, &mut registers, &mut labels)?;
             if let Some((body, range)) = segments.get(segment) {
                 if position >= range.start {
                     if state.as_ref().map(|(b, _)| *b) != Some(*body) {
@@ -144,6 +146,7 @@ impl<'a> Lift<'a> {
                         state = Some((*body, self.begin_body(info)));
                     }
                     if let Some((_, s)) = &mut state {
+                        s.fields = fields;
                         self.vop(s, &vop, &registers, &labels, at)?;
                     }
                     if position + 1 == range.end {
@@ -172,6 +175,7 @@ impl<'a> Lift<'a> {
             phi: None,
             targets: Vec::new(),
             const_decls_used: 0,
+            fields: 0,
         }
     }
 
@@ -305,8 +309,8 @@ impl<'a> Lift<'a> {
         }
     }
 
-    fn check_fields(vop: &Vop, expected: u32, at: u64) -> Result<(), Error> {
-        if vop.field_bits() == expected {
+    fn check_fields(fields: u32, expected: u32, at: u64) -> Result<(), Error> {
+        if fields == expected {
             Ok(())
         } else {
             Err(Error::lift(LiftErrorKind::Invalid("a VOP has fields its opcode does not take"), at))
@@ -326,7 +330,7 @@ impl<'a> Lift<'a> {
     }
 
     fn open_block(&mut self, s: &mut BodyState, vop: &Vop, at: u64) -> Result<(), Error> {
-        Self::check_fields(vop, fields::IMM, at)?;
+        Self::check_fields(s.fields, fields::IMM, at)?;
         let label = Self::block_label(vop, at)?;
         let k = s.blocks.len();
         let (id, name) = match &s.info.blocks {
@@ -381,7 +385,7 @@ impl<'a> Lift<'a> {
                 if vop.opn != op::JMP {
                     return Err(Error::lift(LiftErrorKind::Invalid("JCMP_ZERO must be followed by JMP"), at));
                 }
-                Self::check_fields(vop, fields::IMM, at)?;
+                Self::check_fields(s.fields, fields::IMM, at)?;
                 let other = Self::block_label(vop, at)?;
                 s.targets.push((other, at));
                 let dests = [BlockId::from_u32(taken), BlockId::from_u32(other)];
@@ -398,7 +402,7 @@ impl<'a> Lift<'a> {
                     return Ok(());
                 }
                 op::JMP => {
-                    Self::check_fields(vop, fields::IMM, at)?;
+                    Self::check_fields(s.fields, fields::IMM, at)?;
                     let default = Self::block_label(vop, at)?;
                     s.targets.push((default, at));
                     let cases = self.asm.make_list(&cases);
@@ -417,13 +421,13 @@ impl<'a> Lift<'a> {
             op::LABEL => Err(Error::lift(LiftErrorKind::Invalid("a block lacks its terminator"), at)),
             op::MOV => self.mov(s, vop, at),
             op::X_UNDEF => {
-                Self::check_fields(vop, fields::TYPE_DST, at)?;
+                Self::check_fields(s.fields, fields::TYPE_DST, at)?;
                 let (_, v, rty) = Self::define(s, vop, at)?;
                 Self::same(self.ty(vop, at)?, rty, "type", "the result", at)?;
                 self.push(InstData::Nullary { op: Opcode::Undef }, Some((v, rty)), at)
             }
             op::UNARY => {
-                Self::check_fields(vop, fields::TYPE_DST_A, at)?;
+                Self::check_fields(s.fields, fields::TYPE_DST_A, at)?;
                 if vop.opr != 0x02 {
                     return Err(operator(vop.opn, vop.opr));
                 }
@@ -433,7 +437,7 @@ impl<'a> Lift<'a> {
                 self.push(InstData::Unary { op: Opcode::Not, arg }, Some((v, rty)), at)
             }
             op::BINARY => {
-                Self::check_fields(vop, fields::TYPE_DST_A_B, at)?;
+                Self::check_fields(s.fields, fields::TYPE_DST_A_B, at)?;
                 let (_, v, rty) = Self::define(s, vop, at)?;
                 let ty = self.ty(vop, at)?;
                 Self::same(ty, rty, "type", "the result", at)?;
@@ -443,7 +447,7 @@ impl<'a> Lift<'a> {
                 self.push(InstData::Binary { op: opcode, args: [a, b] }, Some((v, rty)), at)
             }
             op::X_CHECKED => {
-                Self::check_fields(vop, fields::TYPE_DST_A_B, at)?;
+                Self::check_fields(s.fields, fields::TYPE_DST_A_B, at)?;
                 let opcode = profile::checked_op(vop.opr).ok_or_else(|| operator(vop.opn, vop.opr))?;
                 let (_, v, rty) = Self::define(s, vop, at)?;
                 let (a, ta) = Self::operand(s, vop.srca, "srca", at)?;
@@ -452,7 +456,7 @@ impl<'a> Lift<'a> {
                 self.push(InstData::Binary { op: opcode, args: [a, b] }, Some((v, rty)), at)
             }
             op::COMPARE | op::X_ICMP | op::X_FCMP => {
-                Self::check_fields(vop, fields::TYPE_DST_A_B, at)?;
+                Self::check_fields(s.fields, fields::TYPE_DST_A_B, at)?;
                 let (_, v, rty) = Self::define(s, vop, at)?;
                 let (a, ta) = Self::operand(s, vop.srca, "srca", at)?;
                 let ty = self.ty(vop, at)?;
@@ -467,7 +471,7 @@ impl<'a> Lift<'a> {
                 self.push(InstData::Compare { op: opcode, pred, args: [a, b] }, Some((v, rty)), at)
             }
             op::CSELCMP_Z => {
-                Self::check_fields(vop, fields::SELECT, at)?;
+                Self::check_fields(s.fields, fields::SELECT, at)?;
                 if vop.opr != 0x01 {
                     return Err(operator(vop.opn, vop.opr));
                 }
@@ -480,7 +484,7 @@ impl<'a> Lift<'a> {
                 self.push(InstData::Select { cond, arms: [a, b] }, Some((v, rty)), at)
             }
             op::CONV => {
-                Self::check_fields(vop, fields::CONV, at)?;
+                Self::check_fields(s.fields, fields::CONV, at)?;
                 let (_, v, rty) = Self::define(s, vop, at)?;
                 let ty = self.ty(vop, at)?;
                 Self::same(ty, rty, "type", "the result", at)?;
@@ -495,7 +499,7 @@ impl<'a> Lift<'a> {
                 self.push(InstData::Cast { op: opcode, arg }, Some((v, rty)), at)
             }
             op::X_EXTRACT => {
-                Self::check_fields(vop, fields::TYPE_DST_A_IMM, at)?;
+                Self::check_fields(s.fields, fields::TYPE_DST_A_IMM, at)?;
                 let (_, v, rty) = Self::define(s, vop, at)?;
                 Self::same(self.ty(vop, at)?, rty, "type", "the result", at)?;
                 let (agg, _) = Self::operand(s, vop.srca, "srca", at)?;
@@ -508,7 +512,7 @@ impl<'a> Lift<'a> {
                 self.push(InstData::Extract { agg, index }, Some((v, rty)), at)
             }
             op::LDAVAR => {
-                Self::check_fields(vop, fields::TYPE_DST_A, at)?;
+                Self::check_fields(s.fields, fields::TYPE_DST_A, at)?;
                 let (_, v, rty) = Self::define(s, vop, at)?;
                 let ty = self.ty(vop, at)?;
                 let local = match vop.srca {
@@ -524,7 +528,7 @@ impl<'a> Lift<'a> {
                 self.push(data, Some((v, rty)), at)
             }
             op::LDIXIMM => {
-                Self::check_fields(vop, fields::TYPE_DST_A_IMM, at)?;
+                Self::check_fields(s.fields, fields::TYPE_DST_A_IMM, at)?;
                 Self::zero_index(vop, at)?;
                 let (_, v, rty) = Self::define(s, vop, at)?;
                 let ty = self.ty(vop, at)?;
@@ -533,7 +537,7 @@ impl<'a> Lift<'a> {
                 self.push(data, Some((v, rty)), at)
             }
             op::STIXIMM => {
-                Self::check_fields(vop, fields::TYPE_DST_A_IMM, at)?;
+                Self::check_fields(s.fields, fields::TYPE_DST_A_IMM, at)?;
                 Self::zero_index(vop, at)?;
                 // The stored-to pointer is in dst, as a use (A8.5).
                 let (ptr, _) = Self::operand(s, vop.dst, "dst", at)?;
@@ -542,14 +546,14 @@ impl<'a> Lift<'a> {
                 self.push(InstData::Store { align: vop.opr, value, ptr }, None, at)
             }
             op::X_UNINIT => {
-                Self::check_fields(vop, fields::TYPE_A, at)?;
+                Self::check_fields(s.fields, fields::TYPE_A, at)?;
                 let ty = self.ty(vop, at)?;
                 let (ptr, _) = Self::operand(s, vop.srca, "srca", at)?;
                 let data = InstData::Memory { op: Opcode::Uninit, align: vop.opr, ty, ptr: PackedOption::some(ptr) };
                 self.push(data, None, at)
             }
             op::X_MEMCPY | op::X_MEMSET => {
-                Self::check_fields(vop, fields::BULK, at)?;
+                Self::check_fields(s.fields, fields::BULK, at)?;
                 let (a, _) = Self::operand(s, vop.srca, "srca", at)?;
                 let (b, _) = Self::operand(s, vop.srcb, "srcb", at)?;
                 let (c, _) = Self::operand(s, vop.srcc, "srcc", at)?;
@@ -558,7 +562,7 @@ impl<'a> Lift<'a> {
                 self.push(InstData::Bulk { op: opcode, align: vop.opr, args }, None, at)
             }
             op::X_GEP => {
-                Self::check_fields(vop, fields::TYPE_DST_A_IMM, at)?;
+                Self::check_fields(s.fields, fields::TYPE_DST_A_IMM, at)?;
                 let (_, v, rty) = Self::define(s, vop, at)?;
                 Self::same(self.ty(vop, at)?, rty, "type", "the result", at)?;
                 let (base, _) = Self::operand(s, vop.srca, "srca", at)?;
@@ -567,27 +571,27 @@ impl<'a> Lift<'a> {
             }
             op::CALL => self.call(s, vop, registers, at),
             op::X_TRAPIF => {
-                Self::check_fields(vop, fields::TYPE_A_IMM, at)?;
+                Self::check_fields(s.fields, fields::TYPE_A_IMM, at)?;
                 let (cond, tc) = Self::operand(s, vop.srca, "srca", at)?;
                 Self::same(self.ty(vop, at)?, tc, "type", "the condition", at)?;
                 let reason = self.reason(vop, at)?;
                 self.push(InstData::TrapIf { cond, reason }, None, at)
             }
             op::X_TRAP => {
-                Self::check_fields(vop, fields::IMM, at)?;
+                Self::check_fields(s.fields, fields::IMM, at)?;
                 let reason = self.reason(vop, at)?;
                 s.shape = Shape::Closed;
                 self.push(InstData::Trap { reason }, None, at)
             }
             op::JMP => {
-                Self::check_fields(vop, fields::IMM, at)?;
+                Self::check_fields(s.fields, fields::IMM, at)?;
                 let label = Self::block_label(vop, at)?;
                 s.targets.push((label, at));
                 s.shape = Shape::Closed;
                 self.push(InstData::Br { dest: BlockId::from_u32(label) }, None, at)
             }
             op::JCMP_ZERO => {
-                Self::check_fields(vop, fields::TYPE_A_IMM, at)?;
+                Self::check_fields(s.fields, fields::TYPE_A_IMM, at)?;
                 if vop.opr != 0x01 {
                     return Err(operator(vop.opn, vop.opr));
                 }
@@ -606,14 +610,14 @@ impl<'a> Lift<'a> {
             }
             op::JMPTAB => self.jump_table(s, vop, labels, at),
             op::RET => {
-                Self::check_fields(vop, fields::TYPE_A, at)?;
+                Self::check_fields(s.fields, fields::TYPE_A, at)?;
                 let (value, _) = Self::operand(s, vop.srca, "srca", at)?;
                 Self::same(self.ty(vop, at)?, s.info.ret, "type", "the function's return type", at)?;
                 s.shape = Shape::Closed;
                 self.push(InstData::Ret { arg: PackedOption::some(value) }, None, at)
             }
             op::RETV => {
-                Self::check_fields(vop, fields::NONE, at)?;
+                Self::check_fields(s.fields, fields::NONE, at)?;
                 s.shape = Shape::Closed;
                 self.push(InstData::Ret { arg: PackedOption::NONE }, None, at)
             }
@@ -631,7 +635,7 @@ impl<'a> Lift<'a> {
 
     /// `X_PHI`: one incoming edge; consecutive ones with the same dst are one phi (C8).
     fn phi(&mut self, s: &mut BodyState, vop: &Vop, at: u64) -> Result<(), Error> {
-        Self::check_fields(vop, fields::TYPE_DST_A_IMM, at)?;
+        Self::check_fields(s.fields, fields::TYPE_DST_A_IMM, at)?;
         let ty = self.ty(vop, at)?;
         let (value, _) = Self::operand(s, vop.srca, "srca", at)?;
         let label = Self::block_label(vop, at)?;
@@ -655,7 +659,7 @@ impl<'a> Lift<'a> {
 
     /// MOV: `mov`, `const`, `const_decl`, `function_addr` or `null_function`, told apart by srca (C5 remarks).
     fn mov(&mut self, s: &mut BodyState, vop: &Vop, at: u64) -> Result<(), Error> {
-        Self::check_fields(vop, fields::TYPE_DST_A, at)?;
+        Self::check_fields(s.fields, fields::TYPE_DST_A, at)?;
         let (temporary, v, rty) = Self::define(s, vop, at)?;
         let ty = self.ty(vop, at)?;
         Self::same(ty, rty, "type", "the result", at)?;
@@ -703,7 +707,7 @@ impl<'a> Lift<'a> {
     fn call(&mut self, s: &mut BodyState, vop: &Vop, registers: &[Register], at: u64) -> Result<(), Error> {
         let ty = self.ty(vop, at)?;
         let void = ty == TypeId::VOID;
-        Self::check_fields(vop, if void { fields::TYPE_A_IMM } else { fields::TYPE_DST_A_IMM }, at)?;
+        Self::check_fields(s.fields, if void { fields::TYPE_A_IMM } else { fields::TYPE_DST_A_IMM }, at)?;
         let result = if void {
             None
         } else {
@@ -738,7 +742,7 @@ impl<'a> Lift<'a> {
 
     /// One JCMP(EQ) of a switch chain: the tested value, the key's constant id and the target label.
     fn switch_case(&mut self, s: &mut BodyState, vop: &Vop, at: u64) -> Result<(ValueId, u32, u32), Error> {
-        Self::check_fields(vop, fields::TYPE_A_B_IMM, at)?;
+        Self::check_fields(s.fields, fields::TYPE_A_B_IMM, at)?;
         if vop.opr != 0x00 {
             return Err(Error::lift(LiftErrorKind::Operator { opn: vop.opn, opr: vop.opr }, at));
         }
@@ -755,7 +759,7 @@ impl<'a> Lift<'a> {
     /// JMPTAB: entry j is the target of `base + j`, the last label the default (B72); the writer only emits the
     /// empty table of a switch without cases.
     fn jump_table(&mut self, s: &mut BodyState, vop: &Vop, labels: &[u32], at: u64) -> Result<(), Error> {
-        Self::check_fields(vop, fields::TYPE_A_IMM, at)?;
+        Self::check_fields(s.fields, fields::TYPE_A_IMM, at)?;
         let (arg, ta) = Self::operand(s, vop.srca, "srca", at)?;
         let ty = self.ty(vop, at)?;
         Self::same(ty, ta, "type", "the switch operand", at)?;
