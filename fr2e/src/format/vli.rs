@@ -41,7 +41,7 @@ impl Reader<'_> {
         self.uvli64_short(first, extra)
     }
 
-    #[cold]
+    /// [`uvli64_slow`](Self::uvli64_slow) near the end of the data (chunk payloads often hold one short UVLI).
     fn uvli64_short(&mut self, first: u8, extra: usize) -> Result<u64, FormatError> {
         let tail = self.take(extra)?;
         // For 1..=7 extra bytes the first byte keeps 7 - extra value bits; for 8 it keeps none (A4.1).

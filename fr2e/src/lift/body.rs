@@ -40,6 +40,7 @@ pub(super) fn scope_value(scope: &BodyInfo, register: Register, at: u64) -> Resu
     value_of(scope, register, "reference", at).map(|(v, _)| v)
 }
 
+#[inline(always)]
 fn value_of(scope: &BodyInfo, register: Register, field: &'static str, at: u64) -> Result<(ValueId, TypeId), Error> {
     let (kind, base, seq) = match register {
         Register::Temporary { base, seq } => ("temporary", base, seq),
@@ -224,12 +225,14 @@ impl<'a> Lift<'a> {
         Ok(())
     }
 
+    #[inline(always)]
     fn push(&mut self, data: InstData, result: Option<(ValueId, TypeId)>, at: u64) -> Result<(), Error> {
         self.asm.push(data, result).map_err(|e| Error::lift(LiftErrorKind::Assemble(e), at))?;
         self.inst_offsets.push(at);
         Ok(())
     }
 
+    #[inline(always)]
     fn flush_phi(&mut self, s: &mut BodyState) -> Result<(), Error> {
         if let Some(phi) = s.phi.take() {
             let inputs = self.asm.make_list(&phi.pairs);
@@ -238,6 +241,7 @@ impl<'a> Lift<'a> {
         Ok(())
     }
 
+    #[inline(always)]
     fn ty(&mut self, vop: &Vop, at: u64) -> Result<TypeId, Error> {
         match vop.ty {
             Some(t) => self.vop_type(t, at),
@@ -271,10 +275,12 @@ impl<'a> Lift<'a> {
     }
 
     /// The register of an optional field, or a "missing" error.
+    #[inline(always)]
     fn field(register: Option<Register>, what: &'static str, at: u64) -> Result<Register, Error> {
         register.ok_or_else(|| Error::lift(LiftErrorKind::Missing { what }, at))
     }
 
+    #[inline(always)]
     fn operand(
         s: &BodyState,
         register: Option<Register>,
@@ -285,6 +291,7 @@ impl<'a> Lift<'a> {
     }
 
     /// Defines the Temporary in `dst` (exactly once, C3).
+    #[inline(always)]
     fn define(s: &mut BodyState, vop: &Vop, at: u64) -> Result<(u32, ValueId, TypeId), Error> {
         let temporary = match vop.dst {
             Some(Register::Temporary { base, seq: 0 }) => base,
@@ -301,6 +308,7 @@ impl<'a> Lift<'a> {
         Ok((temporary, value, ty))
     }
 
+    #[inline(always)]
     fn same(found: TypeId, expected: TypeId, field: &'static str, subject: &'static str, at: u64) -> Result<(), Error> {
         if found == expected {
             Ok(())
@@ -309,6 +317,7 @@ impl<'a> Lift<'a> {
         }
     }
 
+    #[inline(always)]
     fn check_fields(fields: u32, expected: u32, at: u64) -> Result<(), Error> {
         if fields == expected {
             Ok(())

@@ -283,6 +283,7 @@ fn text(bytes: &[u8], at: u64) -> Result<std::borrow::Cow<'_, str>, Error> {
 }
 
 /// A data chunk that holds exactly one UVLI32.
+#[inline(always)]
 fn uvli32_payload(chunk: &Chunk<'_>) -> Result<u32, FormatError> {
     let mut r = chunk.reader();
     let value = r.uvli32()?;
@@ -676,10 +677,16 @@ impl<'a> Lift<'a> {
 
     /// The type named by an `s` attribute (a string tag holding a signature), cached by the attribute's bytes.
     #[inline]
+    #[inline(always)]
     fn attribute_type(&mut self, s: &Chunk<'a>) -> Result<TypeId, Error> {
-        if let Some(ty) = self.payload_types.get(s.payload) {
-            return Ok(ty);
+        match self.payload_types.get(s.payload) {
+            Some(ty) => Ok(ty),
+            None => self.attribute_type_uncached(s),
         }
+    }
+
+    /// [`attribute_type`](Self::attribute_type) for a payload not in the cache.
+    fn attribute_type_uncached(&mut self, s: &Chunk<'a>) -> Result<TypeId, Error> {
         let ty = self.signature_type(string_payload(s, self.strings)?.unwrap_or_default(), s.offset)?;
         self.payload_types.insert(s.payload, ty);
         Ok(ty)
@@ -745,7 +752,19 @@ impl<'a> Lift<'a> {
     }
 
     /// The type of a VOP Type ID (A9): simple forms by letter, string forms by text.
+    #[inline(always)]
     fn vop_type(&mut self, ty: VopType, at: u64) -> Result<TypeId, Error> {
+        if let VopType::Simple { level, base } = ty {
+            let key = usize::from(level) * SIMPLE_BASE_CODES + usize::from(base);
+            if let Some(&Some(t)) = self.simple.get(key) {
+                return Ok(t);
+            }
+        }
+        self.vop_type_uncached(ty, at)
+    }
+
+    /// [`vop_type`](Self::vop_type) for string Type IDs and the first use of each simple one.
+    fn vop_type_uncached(&mut self, ty: VopType, at: u64) -> Result<TypeId, Error> {
         match ty {
             VopType::Signature(index) => {
                 if let Some(&t) = self.indexed_types.get(&index) {
@@ -1072,7 +1091,8 @@ impl<'a> Lift<'a> {
             locals.push(self.attribute_type(s)?);
             Ok(())
         })?;
-        let mut temps = Vec::new();
+        // A canonical `V` with its `s` takes seven bytes at least, with 0x10 ten: size the list from its payload.
+        let mut temps = Vec::with_capacity(a.temporaries.as_ref().map_or(0, |list| list.payload.len() / 8));
         let base = params.len() as u32;
         for_each_variable(a.temporaries.as_ref(), |v, offset| {
             let s = v
