@@ -382,49 +382,66 @@ impl<'a> Lift<'a> {
             return self.phi(s, vop, at);
         }
         self.flush_phi(s)?;
+        // Most VOPs are instructions inside an open block: only the other shapes need taking apart.
+        let inside = matches!(s.shape, Shape::Open) && vop.opn != op::LABEL;
+        if !inside {
+            return self.shape_vop(s, vop, at);
+        }
+        self.instruction(s, vop, registers, labels, at)
+    }
+
+    /// A VOP outside an open block, or a LABEL: a block start, or the rest of a `cbr` or `switch` terminator.
+    fn shape_vop(&mut self, s: &mut BodyState, vop: &Vop, at: u64) -> Result<(), Error> {
+        let invalid = |what| Err(Error::lift(LiftErrorKind::Invalid(what), at));
         match std::mem::replace(&mut s.shape, Shape::Closed) {
-            Shape::Start | Shape::Closed if vop.opn == op::LABEL => return self.open_block(s, vop, at),
-            Shape::Start => {
-                return Err(Error::lift(LiftErrorKind::Invalid("the first VOP of a function must be LABEL"), at))
-            }
-            Shape::Closed => {
-                return Err(Error::lift(LiftErrorKind::Invalid("only a LABEL may follow a terminator"), at))
-            }
+            Shape::Start | Shape::Closed if vop.opn == op::LABEL => self.open_block(s, vop, at),
+            Shape::Start => invalid("the first VOP of a function must be LABEL"),
+            Shape::Closed => invalid("only a LABEL may follow a terminator"),
             Shape::Cbr { cond, taken, at: start } => {
                 if vop.opn != op::JMP {
-                    return Err(Error::lift(LiftErrorKind::Invalid("JCMP_ZERO must be followed by JMP"), at));
+                    return invalid("JCMP_ZERO must be followed by JMP");
                 }
                 Self::check_fields(s.fields, fields::IMM, at)?;
                 let other = Self::block_label(vop, at)?;
                 s.targets.push((other, at));
                 let dests = [BlockId::from_u32(taken), BlockId::from_u32(other)];
-                return self.push(InstData::Cbr { cond, dests }, None, start);
+                self.push(InstData::Cbr { cond, dests }, None, start)
             }
             Shape::Switch { arg, ty, mut cases, at: start } => match vop.opn {
                 op::JCMP => {
                     let (x, key, label) = self.switch_case(s, vop, at)?;
                     if x != arg || vop.ty.map(|t| self.vop_type(t, at)).transpose()? != Some(ty) {
-                        return Err(Error::lift(LiftErrorKind::Invalid("a JCMP chain must test one value"), at));
+                        return invalid("a JCMP chain must test one value");
                     }
                     cases.extend([key, label]);
                     s.shape = Shape::Switch { arg, ty, cases, at: start };
-                    return Ok(());
+                    Ok(())
                 }
                 op::JMP => {
                     Self::check_fields(s.fields, fields::IMM, at)?;
                     let default = Self::block_label(vop, at)?;
                     s.targets.push((default, at));
                     let cases = self.asm.make_list(&cases);
-                    return self.push(
-                        InstData::Switch { arg, default: BlockId::from_u32(default), cases },
-                        None,
-                        start,
-                    );
+                    self.push(InstData::Switch { arg, default: BlockId::from_u32(default), cases }, None, start)
                 }
-                _ => return Err(Error::lift(LiftErrorKind::Invalid("a JCMP chain must end with JMP"), at)),
+                _ => invalid("a JCMP chain must end with JMP"),
             },
-            Shape::Open => s.shape = Shape::Open,
+            Shape::Open => {
+                s.shape = Shape::Open;
+                invalid("a block lacks its terminator")
+            }
         }
+    }
+
+    /// An instruction VOP inside an open block.
+    fn instruction(
+        &mut self,
+        s: &mut BodyState,
+        vop: &Vop,
+        registers: &[Register],
+        labels: &[u32],
+        at: u64,
+    ) -> Result<(), Error> {
         let operator = |opn: u32, opr: u32| Error::lift(LiftErrorKind::Operator { opn, opr }, at);
         match vop.opn {
             op::LABEL => Err(Error::lift(LiftErrorKind::Invalid("a block lacks its terminator"), at)),

@@ -676,7 +676,6 @@ impl<'a> Lift<'a> {
     }
 
     /// The type named by an `s` attribute (a string tag holding a signature), cached by the attribute's bytes.
-    #[inline]
     #[inline(always)]
     fn attribute_type(&mut self, s: &Chunk<'a>) -> Result<TypeId, Error> {
         match self.payload_types.get(s.payload) {
