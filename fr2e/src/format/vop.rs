@@ -429,16 +429,27 @@ impl<'a, 's> VopDecoder<'a, 's> {
         }
         vop.opn = opn;
         vop.opr = opr;
+        // Reads a present field; clears an absent one only if the reused `vop` holds a value there (storing `None`
+        // writes the whole option, and most fields stay absent from one VOP to the next).
+        macro_rules! field {
+            ($slot:expr, $bit:expr, $read:expr) => {
+                if mask & $bit != 0 {
+                    $slot = Some($read?);
+                } else if $slot.is_some() {
+                    $slot = None;
+                }
+            };
+        }
         // Fields in the listed order, not bit order (B47).
-        vop.prd = if mask & MASK_PRD != 0 { Some(self.r.uvli32()?) } else { None };
-        vop.ty = if mask & MASK_TYPE != 0 { Some(self.ty()?) } else { None };
-        vop.stype = if mask & MASK_STYPE != 0 { Some(self.ty()?) } else { None };
-        vop.dst = if mask & MASK_DST != 0 { Some(self.register()?) } else { None };
-        vop.srca = if mask & MASK_SRCA != 0 { Some(self.register()?) } else { None };
-        vop.srcb = if mask & MASK_SRCB != 0 { Some(self.register()?) } else { None };
-        vop.srcc = if mask & MASK_SRCC != 0 { Some(self.register()?) } else { None };
-        vop.srcd = if mask & MASK_SRCD != 0 { Some(self.register()?) } else { None };
-        vop.imm = if mask & MASK_IMM != 0 { Some(self.immediate(registers, labels)?) } else { None };
+        field!(vop.prd, MASK_PRD, self.r.uvli32());
+        field!(vop.ty, MASK_TYPE, self.ty());
+        field!(vop.stype, MASK_STYPE, self.ty());
+        field!(vop.dst, MASK_DST, self.register());
+        field!(vop.srca, MASK_SRCA, self.register());
+        field!(vop.srcb, MASK_SRCB, self.register());
+        field!(vop.srcc, MASK_SRCC, self.register());
+        field!(vop.srcd, MASK_SRCD, self.register());
+        field!(vop.imm, MASK_IMM, self.immediate(registers, labels));
         Ok(mask & !(MASK_OPN | MASK_OPR))
     }
 
