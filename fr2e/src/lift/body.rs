@@ -228,7 +228,9 @@ impl<'a> Lift<'a> {
     #[inline(always)]
     fn push(&mut self, data: InstData, result: Option<(ValueId, TypeId)>, at: u64) -> Result<(), Error> {
         self.asm.push(data, result).map_err(|e| Error::lift(LiftErrorKind::Assemble(e), at))?;
-        self.inst_offsets.push(at);
+        if self.record_offsets {
+            self.inst_offsets.push(at);
+        }
         Ok(())
     }
 
@@ -360,7 +362,9 @@ impl<'a> Lift<'a> {
         if !self.labels.insert(label) {
             return Err(Error::lift(LiftErrorKind::DuplicateLabel { label }, at));
         }
-        self.block_offsets.push((id, at));
+        if self.record_offsets {
+            self.block_offsets.push((id, at));
+        }
         s.blocks.push((label, id));
         s.shape = Shape::Open;
         Ok(())

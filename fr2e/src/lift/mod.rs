@@ -80,8 +80,10 @@ pub fn read_module(bytes: &[u8]) -> Result<Module, Error> {
 /// Reads a Whale module from an FR2E image under `limits`, then verifies it. Never panics; allocations stay within a
 /// small multiple of the input size.
 pub fn read_module_with_limits(bytes: &[u8], limits: &ReadLimits) -> Result<Module, Error> {
-    let (module, offsets) = lift(bytes, limits)?;
+    let (module, _) = lift(bytes, limits, false)?;
     if let Err(error) = ir::verify_module(&module) {
+        // The rare path: read again, recording where each instruction and block came from.
+        let (_, offsets) = lift(bytes, limits, true)?;
         let offset = error
             .inst()
             .and_then(|i| offsets.insts.get(i.as_u32() as usize).copied())
@@ -102,7 +104,7 @@ pub fn read_module_with_limits(bytes: &[u8], limits: &ReadLimits) -> Result<Modu
 /// assert!(ir::verify_module(&module).is_err());
 /// ```
 pub fn read_module_unverified(bytes: &[u8], limits: &ReadLimits) -> Result<Module, Error> {
-    lift(bytes, limits).map(|(module, _)| module)
+    lift(bytes, limits, false).map(|(module, _)| module)
 }
 
 /// Where each instruction and block was read from, to report verifier errors at an offset.
@@ -113,7 +115,8 @@ struct Offsets {
     blocks: Vec<(BlockId, u64)>,
 }
 
-fn lift(bytes: &[u8], limits: &ReadLimits) -> Result<(Module, Offsets), Error> {
+/// Reads the module; with `record_offsets`, also where each instruction and block was read from (empty otherwise).
+fn lift(bytes: &[u8], limits: &ReadLimits, record_offsets: bool) -> Result<(Module, Offsets), Error> {
     if limits.format.validate().is_err() {
         let kind = ErrorKind::NestingTooDeep { limit: limits.format.max_tlv_depth };
         return Err(FormatError::new(kind, 0).into());
@@ -150,6 +153,7 @@ fn lift(bytes: &[u8], limits: &ReadLimits) -> Result<(Module, Offsets), Error> {
         gbld: Vec::new(),
         labels: FxHashSet::default(),
         claimed: Vec::new(),
+        record_offsets,
         inst_offsets: Vec::new(),
         block_offsets: Vec::new(),
         counts: Counts::default(),
@@ -169,7 +173,9 @@ fn lift(bytes: &[u8], limits: &ReadLimits) -> Result<(Module, Offsets), Error> {
     // One instruction per temporary, about: each was backed by a `V` of at least two bytes.
     let temporaries = bodies.iter().map(|b| b.temps.len()).sum();
     lift.asm.reserve_insts(temporaries);
-    lift.inst_offsets.reserve(temporaries);
+    if lift.record_offsets {
+        lift.inst_offsets.reserve(temporaries);
+    }
     lift.read_bodies(root.vops.as_ref(), bodies)?;
     let Lift { asm, inst_offsets, block_offsets, .. } = lift;
     Ok((asm.finish(), Offsets { insts: inst_offsets, blocks: block_offsets }))
@@ -597,6 +603,8 @@ struct Lift<'a> {
     labels: FxHashSet<u32>,
     /// Trace records already given to a body.
     claimed: Vec<bool>,
+    /// Whether to fill `inst_offsets` and `block_offsets` (only to place a verifier error).
+    record_offsets: bool,
     /// Offset of the first VOP of each instruction, by InstId.
     inst_offsets: Vec<u64>,
     /// Offset of the LABEL of each block.
