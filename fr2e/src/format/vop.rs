@@ -195,6 +195,17 @@ const fn form(opn: u32, opr: u32) -> u32 {
     }
 }
 
+/// `deinterleave` of the words below 128, the usual opn/opr interleave (3 opcode bits, 4 operator bits).
+const SMALL_OPN_OPR: [(u32, u32); 128] = {
+    let mut table = [(0, 0); 128];
+    let mut word = 0;
+    while word < 128 {
+        table[word] = deinterleave(word as u64);
+        word += 1;
+    }
+    table
+};
+
 /// One VOP (A8.1): `None` fields are absent from the mask.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Vop {
@@ -421,7 +432,10 @@ impl<'a, 's> VopDecoder<'a, 's> {
         let opn_at = self.r.offset();
         let (opn, opr) = match mask & 3 {
             1 => (self.r.uvli32()?, 0),
-            2 => deinterleave(u64::from(self.r.uvli32()?)),
+            2 => match self.r.uvli32()? {
+                small @ 0..=0x7F => SMALL_OPN_OPR[small as usize],
+                word => deinterleave(word.into()),
+            },
             _ => (self.r.uvli32()?, self.r.uvli32()?),
         };
         if opn == 0 {
