@@ -288,6 +288,19 @@ fn text(bytes: &[u8], at: u64) -> Result<std::borrow::Cow<'_, str>, Error> {
     mutf8::decode(bytes).map_err(|i| FormatError::new(ErrorKind::InvalidMutf8, at + i as u64).into())
 }
 
+/// The value of `bytes` when they are exactly one UVLI32 code; `None` sends the caller to the checked reader.
+#[inline(always)]
+fn uvli32_exact(bytes: &[u8]) -> Option<u32> {
+    let (&first, tail) = bytes.split_first()?;
+    let extra = first.leading_ones() as usize;
+    if tail.len() != extra || extra > 4 {
+        return None;
+    }
+    // For 1..=4 extra bytes the first byte keeps 7 - extra value bits (A4.1).
+    let value = tail.iter().fold(u64::from(first & (0x7F >> extra)), |value, &b| (value << 8) | u64::from(b));
+    u32::try_from(value).ok()
+}
+
 /// A data chunk that holds exactly one UVLI32.
 #[inline(always)]
 fn uvli32_payload(chunk: &Chunk<'_>) -> Result<u32, FormatError> {
@@ -431,53 +444,91 @@ fn for_each_variable<'a>(
     mut each: impl FnMut(Variable<'a>, u64) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let Some(list) = list else { return Ok(()) };
-    let mut r = list.reader();
-    while !r.is_empty() {
-        // The canonical variables inline: a small `V` holding one small `s`, and perhaps one small 0x10 after it.
-        if let &[v_head, b'V', s_head, b's', ..] = r.rest() {
-            let (v_len, s_len) = (usize::from(v_head >> 3), usize::from(s_head >> 3));
-            if v_head & 7 == 3 && s_head & 7 == 3 && s_len >= 2 && v_len >= s_len + 2 && v_len <= r.remaining() {
-                let offset = r.offset();
-                let bytes = &r.rest()[..v_len];
-                let signature = Chunk {
-                    tag: Tag::SIGNATURE,
-                    form: HeaderForm::Small,
-                    offset: offset + 2,
-                    payload: &bytes[4..s_len + 2],
-                };
-                let value_id = match bytes.get(s_len + 2..) {
-                    Some([]) => Some(None),
-                    Some(&[id_head, id_tag, ..]) if id_tag == profile::TAG_VALUE_ID.0 as u8 && id_head & 7 == 3 => {
-                        let id_len = usize::from(id_head >> 3);
-                        (id_len >= 2 && s_len + 2 + id_len == v_len).then(|| {
-                            Some(Chunk {
-                                tag: profile::TAG_VALUE_ID,
-                                form: HeaderForm::Small,
-                                offset: offset + 2 + s_len as u64,
-                                payload: &bytes[s_len + 4..],
-                            })
-                        })
-                    }
-                    _ => None,
-                };
-                if let Some(value_id) = value_id {
-                    r.take(v_len)?;
-                    each(Variable { name: None, signature: Some(signature), value_id }, offset)?;
-                    continue;
-                }
-            }
-        }
-        let child = read_chunk(&mut r)?;
-        if child.tag == Tag::VARIABLE {
-            each(Variable::read(&child)?, child.offset)?;
-        } else if matches!(child.tag, Tag::NAME | Tag::QNAME | Tag::SIGNATURE | Tag::FLAGS | Tag::VALUE | Tag::TRACE)
-            || matches!(child.tag, Tag::FIELDS | Tag::ARGS | Tag::LOCALS | Tag::TEMPORARIES | Tag::STATICS)
-        {
-            let kind = ErrorKind::MisplacedTag { tag: child.tag, context: list.tag };
-            return Err(FormatError::new(kind, child.offset).into());
-        }
+    let mut cursor = Variables::new(list);
+    while let Some((v, offset)) = cursor.next()? {
+        each(v, offset)?;
     }
     Ok(())
+}
+
+/// A canonical `V` recognised from its header bytes: one small `s`, and perhaps one small 0x10 after it (every
+/// variable the writer emits).
+struct CanonicalVariable<'a> {
+    /// Bytes of the whole `V`.
+    len: usize,
+    /// The `s` payload (a string tag).
+    signature: &'a [u8],
+    /// The 0x10 payload, when present.
+    value_id: Option<&'a [u8]>,
+}
+
+impl<'a> CanonicalVariable<'a> {
+    #[inline(always)]
+    fn peek(bytes: &'a [u8]) -> Option<Self> {
+        let &[v_head, b'V', s_head, b's', ..] = bytes else { return None };
+        let (len, s_len) = (usize::from(v_head >> 3), usize::from(s_head >> 3));
+        if v_head & 7 != 3 || s_head & 7 != 3 || s_len < 2 || len < s_len + 2 || len > bytes.len() {
+            return None;
+        }
+        let signature = &bytes[4..s_len + 2];
+        let value_id = match &bytes[s_len + 2..len] {
+            [] => None,
+            &[id_head, id_tag, ref id @ ..] if id_tag == profile::TAG_VALUE_ID.0 as u8 && id_head & 7 == 3 => {
+                (usize::from(id_head >> 3) == id.len() + 2).then_some(id)?.into()
+            }
+            _ => return None,
+        };
+        Some(CanonicalVariable { len, signature, value_id })
+    }
+}
+
+/// The `V`s of a variable list, in order; other children are skipped (B11).
+struct Variables<'a> {
+    list_tag: Tag,
+    r: Reader<'a>,
+}
+
+impl<'a> Variables<'a> {
+    fn new(list: &Chunk<'a>) -> Self {
+        Variables { list_tag: list.tag, r: list.reader() }
+    }
+
+    /// The next canonical `V` and its offset, consumed, if the next child is one.
+    #[inline(always)]
+    fn next_canonical(&mut self) -> Option<(CanonicalVariable<'a>, u64)> {
+        let v = CanonicalVariable::peek(self.r.rest())?;
+        let offset = self.r.offset();
+        self.r.skip(v.len);
+        Some((v, offset))
+    }
+
+    /// The next `V` and its offset, or `None` at the end of the list.
+    fn next(&mut self) -> Result<Option<(Variable<'a>, u64)>, Error> {
+        if let Some((v, offset)) = self.next_canonical() {
+            let signature =
+                Chunk { tag: Tag::SIGNATURE, form: HeaderForm::Small, offset: offset + 2, payload: v.signature };
+            let value_id = v.value_id.map(|payload| Chunk {
+                tag: profile::TAG_VALUE_ID,
+                form: HeaderForm::Small,
+                offset: offset + v.len as u64 - payload.len() as u64,
+                payload,
+            });
+            return Ok(Some((Variable { name: None, signature: Some(signature), value_id }, offset)));
+        }
+        while !self.r.is_empty() {
+            let child = read_chunk(&mut self.r)?;
+            if child.tag == Tag::VARIABLE {
+                return Ok(Some((Variable::read(&child)?, child.offset)));
+            }
+            if matches!(child.tag, Tag::NAME | Tag::QNAME | Tag::SIGNATURE | Tag::FLAGS | Tag::VALUE | Tag::TRACE)
+                || matches!(child.tag, Tag::FIELDS | Tag::ARGS | Tag::LOCALS | Tag::TEMPORARIES | Tag::STATICS)
+            {
+                let kind = ErrorKind::MisplacedTag { tag: child.tag, context: self.list_tag };
+                return Err(FormatError::new(kind, child.offset).into());
+            }
+        }
+        Ok(None)
+    }
 }
 
 /// Recently resolved `s` payloads of at most 8 bytes, direct-mapped by their bytes: an `R` list restates the same
@@ -681,6 +732,42 @@ impl<'a> Lift<'a> {
         let ty = self.convert(&sig, self.limits.ir.max_type_depth, at)?;
         self.signatures.insert(bytes, ty);
         Ok(ty)
+    }
+
+    /// The `R` list: `(value, type)` of each temporary; values count from `base` unless a `V` carries 0x10 (C3).
+    fn read_temporaries(&mut self, list: Option<&Chunk<'a>>, base: u32) -> Result<Vec<(ValueId, TypeId)>, Error> {
+        let Some(list) = list else { return Ok(Vec::new()) };
+        // A canonical `V` with its `s` takes seven bytes at least, with 0x10 ten: size the list from its payload.
+        let mut temps = Vec::with_capacity(list.payload.len() / 8);
+        let mut variables = Variables::new(list);
+        loop {
+            // The canonical `V` whose type is cached and whose 0x10, if any, is one plain UVLI32, without chunks.
+            let before = variables.r.clone();
+            if let Some((v, _)) = variables.next_canonical() {
+                let default = base.saturating_add(temps.len() as u32);
+                let value = match v.value_id {
+                    None => Some(default),
+                    Some(payload) => uvli32_exact(payload),
+                };
+                if let (Some(ty), Some(value)) = (self.payload_types.get(v.signature), value) {
+                    temps.push((ValueId::from_u32(value), ty));
+                    continue;
+                }
+                variables.r = before;
+            }
+            let Some((v, offset)) = variables.next()? else { break };
+            let s = v
+                .signature
+                .as_ref()
+                .ok_or_else(|| Error::lift(LiftErrorKind::Missing { what: "temporary type" }, offset))?;
+            let ty = self.attribute_type(s)?;
+            let value = match v.extension(profile::TAG_VALUE_ID) {
+                Some(c) => uvli32_payload(c)?,
+                None => base.saturating_add(temps.len() as u32),
+            };
+            temps.push((ValueId::from_u32(value), ty));
+        }
+        Ok(temps)
     }
 
     /// The type named by an `s` attribute (a string tag holding a signature), cached by the attribute's bytes.
@@ -1099,21 +1186,7 @@ impl<'a> Lift<'a> {
             Ok(())
         })?;
         // A canonical `V` with its `s` takes seven bytes at least, with 0x10 ten: size the list from its payload.
-        let mut temps = Vec::with_capacity(a.temporaries.as_ref().map_or(0, |list| list.payload.len() / 8));
-        let base = params.len() as u32;
-        for_each_variable(a.temporaries.as_ref(), |v, offset| {
-            let s = v
-                .signature
-                .as_ref()
-                .ok_or_else(|| Error::lift(LiftErrorKind::Missing { what: "temporary type" }, offset))?;
-            let ty = self.attribute_type(s)?;
-            let value = match v.extension(profile::TAG_VALUE_ID) {
-                Some(c) => uvli32_payload(c)?,
-                None => base.saturating_add(temps.len() as u32),
-            };
-            temps.push((ValueId::from_u32(value), ty));
-            Ok(())
-        })?;
+        let temps = self.read_temporaries(a.temporaries.as_ref(), params.len() as u32)?;
         self.count(Resource::Values, temps.len() as u64, at)?;
         let blocks = match a.extension(profile::TAG_BLOCK_TABLE) {
             Some(chunk) => {
@@ -1214,5 +1287,37 @@ impl<'a> Lift<'a> {
             _ => return Err(Error::lift(LiftErrorKind::Invalid("unknown constant-expression kind"), at)),
         };
         Ok(ConstExpr { ty, kind })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uvli32_exact_takes_exactly_one_code() {
+        assert_eq!(uvli32_exact(&[0x05]), Some(5));
+        assert_eq!(uvli32_exact(&[0x81, 0x02]), Some(0x102));
+        assert_eq!(uvli32_exact(&[0xF3, 0xFF, 0xFF, 0xFF, 0xFF]), None, "above u32::MAX");
+        assert_eq!(uvli32_exact(&[0xF0, 0xFF, 0xFF, 0xFF, 0xFF]), Some(u32::MAX));
+        assert_eq!(uvli32_exact(&[0x81]), None, "truncated");
+        assert_eq!(uvli32_exact(&[0x05, 0x00]), None, "trailing byte");
+        assert_eq!(uvli32_exact(&[]), None);
+    }
+
+    #[test]
+    fn canonical_variables_are_recognised_from_their_headers() {
+        // `V` { `s` "\x01x\0" }: 7 bytes.
+        let plain = [0x3B, b'V', 0x2B, b's', 0x01, b'x', 0x00];
+        let v = CanonicalVariable::peek(&plain).unwrap();
+        assert_eq!((v.len, v.signature, v.value_id), (7, &plain[4..], None));
+        // With 0x10 holding one byte.
+        let with_id = [0x53, b'V', 0x2B, b's', 0x01, b'x', 0x00, 0x1B, 0x10, 0x07];
+        let v = CanonicalVariable::peek(&with_id).unwrap();
+        assert_eq!((v.len, v.value_id), (10, Some(&[0x07][..])));
+        // A name, a short `V`, a 0x10 that overruns: not canonical.
+        assert!(CanonicalVariable::peek(&[0x3B, b'V', 0x2B, b'n', 0x01, b'x', 0x00]).is_none());
+        assert!(CanonicalVariable::peek(&plain[..6]).is_none());
+        assert!(CanonicalVariable::peek(&[0x53, b'V', 0x2B, b's', 0x01, b'x', 0x00, 0x23, 0x10, 0x07]).is_none());
     }
 }
