@@ -188,7 +188,8 @@ impl<'m> Emitter<'m> {
     }
 
     /// Emits the whole body through `sink`.
-    fn body(&mut self, sink: &mut dyn FnMut(&Lvop) -> Result<(), LowerError>) -> Result<(), LowerError> {
+    #[inline]
+    fn body(&mut self, sink: &mut impl FnMut(&Lvop) -> Result<(), LowerError>) -> Result<(), LowerError> {
         let m = self.m;
         let f = self.func;
         if !f.blocks.contains(&f.entry) {
@@ -206,12 +207,13 @@ impl<'m> Emitter<'m> {
         Ok(())
     }
 
+    #[inline(always)]
     fn inst(
         &mut self,
         inst: ir::InstId,
         data: &InstData,
         result: Option<ValueId>,
-        sink: &mut dyn FnMut(&Lvop) -> Result<(), LowerError>,
+        sink: &mut impl FnMut(&Lvop) -> Result<(), LowerError>,
     ) -> Result<(), LowerError> {
         let m = self.m;
         let dst = result.map_or(Operand::None, Operand::Value);
@@ -1225,6 +1227,7 @@ impl<'m> Lower<'m> {
     /// slot cells, so the encoder never searches its register and type lists for them (see
     /// `SearchMtf::find_or_push_at`); every such register and every type of the stream is written here, which keeps
     /// the cells exact.
+    #[inline(always)]
     fn write_vop(&self, enc: &mut VopEncoder, l: &Lvop, slots: &mut Slots, func: &str) -> Result<(), LowerError> {
         let bit = |present: bool, bit: u32| if present { bit } else { 0 };
         let operand = |o: Operand| !matches!(o, Operand::None);
@@ -1236,25 +1239,23 @@ impl<'m> Lower<'m> {
             | bit(operand(l.srcc), MASK_SRCC)
             | bit(!matches!(l.imm, Imm::None), MASK_IMM);
         enc.begin(l.opn, l.opr, fields).map_err(lower_err)?;
-        for t in [l.ty, l.stype].into_iter().flatten() {
-            let (Some(Some(ty)), Some(slot)) = (self.vop_types.get(t.index()), slots.types.get_mut(t.index())) else {
-                return Err(Self::module_error("a VOP type was not interned"));
-            };
-            enc.ty_at(*ty, slot).map_err(lower_err)?;
+        if let Some(t) = l.ty {
+            self.write_type(enc, t, slots)?;
+        }
+        if let Some(t) = l.stype {
+            self.write_type(enc, t, slots)?;
         }
         for o in [l.dst, l.srca, l.srcb, l.srcc] {
-            self.write_operand(enc, o, slots, func)?;
-        }
-        let label = |b: BlockId| -> Result<u32, LowerError> {
-            match self.labels.get(b.index()) {
-                Some(&l) if l != NONE => Ok(l),
-                _ => Err(LowerError::Invalid { func: func.to_string(), what: "a branch names a block of no function" }),
+            match o {
+                Operand::None => {}
+                Operand::Value(v) => self.write_value(enc, v, slots, func)?,
+                other => self.write_constant_operand(enc, other, func)?,
             }
-        };
+        }
         let imm = match l.imm {
             Imm::None => return Ok(()),
             Imm::Int(v) => Immediate::Int(v),
-            Imm::Label(b) => Immediate::Label(label(b)?),
+            Imm::Label(b) => Immediate::Label(self.label(b, func)?),
             Imm::Reason(s) => Immediate::String(
                 *self.reasons.get(&s).ok_or_else(|| Self::module_error("a trap reason was not interned"))?,
             ),
@@ -1262,12 +1263,12 @@ impl<'m> Lower<'m> {
                 let values = self.m.list(list);
                 enc.begin_args(values.len() as u32);
                 for &v in values {
-                    self.write_operand(enc, Operand::Value(ValueId::from_u32(v)), slots, func)?;
+                    self.write_value(enc, ValueId::from_u32(v), slots, func)?;
                 }
                 return Ok(());
             }
             Imm::EmptyTable(default) => {
-                let table = [label(default)?];
+                let table = [self.label(default, func)?];
                 return enc
                     .immediate(&Immediate::JumpTable { base: 0, start: 0, len: 1 }, &[], &table)
                     .map_err(lower_err);
@@ -1276,32 +1277,47 @@ impl<'m> Lower<'m> {
         enc.immediate(&imm, &[], &[]).map_err(lower_err)
     }
 
-    fn write_operand(
-        &self,
-        enc: &mut VopEncoder,
-        operand: Operand,
-        slots: &mut Slots,
-        func: &str,
-    ) -> Result<(), LowerError> {
-        match operand {
-            Operand::None => Ok(()),
-            Operand::Value(v) => {
-                let raw = self.registers.get(v.index()).copied().unwrap_or(NONE);
-                // The cell belongs to the register, not the value: every body reuses Temporary j and Arg k.
-                let slot = if raw & ARG != 0 {
-                    slots.args.get_mut((raw & !ARG) as usize)
-                } else {
-                    slots.temps.get_mut(raw as usize)
-                };
-                let (Some(slot), false) = (slot, raw == NONE) else {
-                    return Err(LowerError::UndefinedValue { func: func.to_string(), value: v });
-                };
-                enc.register_at(&self.local_register(raw), slot).map_err(lower_err)
-            }
-            other => match self.register(other, func)? {
-                Some(register) => enc.register(&register).map_err(lower_err),
-                None => Ok(()),
-            },
+    /// The label of block `b`.
+    #[inline]
+    fn label(&self, b: BlockId, func: &str) -> Result<u32, LowerError> {
+        match self.labels.get(b.index()) {
+            Some(&l) if l != NONE => Ok(l),
+            _ => Err(LowerError::Invalid { func: func.to_string(), what: "a branch names a block of no function" }),
+        }
+    }
+
+    /// A type field, through the type's slot cell.
+    #[inline(always)]
+    fn write_type(&self, enc: &mut VopEncoder, t: TypeId, slots: &mut Slots) -> Result<(), LowerError> {
+        let (Some(Some(ty)), Some(slot)) = (self.vop_types.get(t.index()), slots.types.get_mut(t.index())) else {
+            return Err(Self::module_error("a VOP type was not interned"));
+        };
+        enc.ty_at(*ty, slot).map_err(lower_err)
+    }
+
+    /// A value operand: its Temporary or Arg register, through the register's slot cell.
+    #[inline(always)]
+    fn write_value(&self, enc: &mut VopEncoder, v: ValueId, slots: &mut Slots, func: &str) -> Result<(), LowerError> {
+        let raw = self.registers.get(v.index()).copied().unwrap_or(NONE);
+        // The cell belongs to the register, not the value: every body reuses Temporary j and Arg k.
+        let (slot, register) = if raw & ARG != 0 {
+            let base = raw & !ARG;
+            (slots.args.get_mut(base as usize), Register::Arg { base, seq: 0 })
+        } else {
+            (slots.temps.get_mut(raw as usize), Register::Temporary { base: raw, seq: 0 })
+        };
+        match slot {
+            Some(slot) if raw != NONE => enc.register_at(&register, slot).map_err(lower_err),
+            _ => Err(LowerError::UndefinedValue { func: func.to_string(), value: v }),
+        }
+    }
+
+    /// Any other register operand, searched in the register list.
+    #[inline(never)]
+    fn write_constant_operand(&self, enc: &mut VopEncoder, operand: Operand, func: &str) -> Result<(), LowerError> {
+        match self.register(operand, func)? {
+            Some(register) => enc.register(&register).map_err(lower_err),
+            None => Ok(()),
         }
     }
 }

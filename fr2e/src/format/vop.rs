@@ -637,10 +637,11 @@ impl<'s> VopEncoder<'s> {
     }
 
     /// Writes a type field through a caller-kept slot cell for it (see [`SearchMtf::find_or_push_at`]); every
-    /// write of that type to this encoder must then go through this method with the same cell.
+    /// write of that type to this encoder must then go through this method with the same cell. `ty` must be in
+    /// normal form ([`VopType::normalize`]), as a writer that chose the simple form when there is one has it.
     #[inline]
     pub fn ty_at(&mut self, ty: VopType, slot: &mut u8) -> Result<(), EncodeError> {
-        let ty = ty.normalize(self.strings);
+        debug_assert_eq!(ty, ty.normalize(self.strings), "a type was not in normal form");
         match self.types.find_or_push_at(&ty, slot) {
             Some(i) => VopType::write_repeat(&mut self.out, i),
             None => ty.write(&mut self.out, self.strings)?,
