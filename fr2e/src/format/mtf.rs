@@ -168,6 +168,23 @@ impl<T: Copy> Mtf<T> {
     }
 }
 
+/// A caller-kept reference to one value's entry in a [`SearchMtf`] (see [`SearchMtf::find_or_push_at`]): the
+/// number of the push that stored the value, and the slot it took. A later push into that slot changes the slot's
+/// cell, so a cell matches exactly while its entry is in the list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MtfCell(u64);
+
+impl MtfCell {
+    /// The cell of a value not written yet: it matches no slot.
+    pub const EMPTY: MtfCell = MtfCell(u64::MAX);
+}
+
+impl Default for MtfCell {
+    fn default() -> Self {
+        MtfCell::EMPTY
+    }
+}
+
 /// Ticks of [`SearchMtf`]'s access-time window: bit t of its `live` mask is tick t.
 const WINDOW: usize = 64;
 
@@ -183,6 +200,10 @@ pub struct SearchMtf<T: MtfItem> {
     ticks: [u8; MTF_CAPACITY],
     /// The slot accessed at each tick (meaningful for the ticks in `live`).
     owners: [u8; WINDOW],
+    /// The cell of each slot's current entry (see [`MtfCell`]); 0 for free slots.
+    cells: [u64; MTF_CAPACITY],
+    /// The number of pushes so far.
+    pushes: u64,
     /// The ticks that are the latest access of an entry in the list: one bit per entry.
     live: u64,
     /// The next tick.
@@ -198,6 +219,8 @@ impl<T: MtfItem> SearchMtf<T> {
             keys: [0; MTF_CAPACITY],
             ticks: [0; MTF_CAPACITY],
             owners: [0; WINDOW],
+            cells: [0; MTF_CAPACITY],
+            pushes: 0,
             live: 0,
             now: 0,
             len: 0,
@@ -215,7 +238,7 @@ impl<T: MtfItem> SearchMtf<T> {
     }
 
     /// The list position of the entry in `slot` (below `len`): the number of entries accessed after it.
-    #[inline]
+    #[inline(always)]
     fn position_of_slot(&self, slot: usize) -> usize {
         let tick = usize::from(self.ticks[slot % MTF_CAPACITY]);
         (self.live >> tick >> 1).count_ones() as usize
@@ -235,7 +258,7 @@ impl<T: MtfItem> SearchMtf<T> {
 
     /// Stamps the entry in `slot` with the next tick, which makes it the front of the list; its previous tick must
     /// already be cleared from `live`.
-    #[inline]
+    #[inline(always)]
     fn stamp(&mut self, slot: usize) {
         if self.now == WINDOW {
             self.renumber();
@@ -247,9 +270,21 @@ impl<T: MtfItem> SearchMtf<T> {
         self.owners[tick] = slot as u8;
     }
 
-    /// Renumbers the live ticks 0, 1, … in order, freeing the rest of the window.
+    /// Frees ticks when the window is used up: shifts every tick down by the oldest live one when that frees enough
+    /// (entries at the back of a list are pushed out regularly), else renumbers the live ticks 0, 1, … in order.
     #[cold]
     fn renumber(&mut self) {
+        let oldest = self.live.trailing_zeros() as usize;
+        if (WINDOW / 8..WINDOW).contains(&oldest) {
+            // Free slots' ticks are meaningless, so all of them may wrap.
+            for tick in &mut self.ticks {
+                *tick = tick.wrapping_sub(oldest as u8);
+            }
+            self.owners.copy_within(oldest.., 0);
+            self.live >>= oldest;
+            self.now -= oldest;
+            return;
+        }
         let mut live = self.live;
         let mut next = 0;
         while live != 0 {
@@ -266,8 +301,13 @@ impl<T: MtfItem> SearchMtf<T> {
     }
 
     /// Moves the entry in `slot` to the front; returns its previous list position.
-    #[inline]
+    #[inline(always)]
     fn move_slot_to_front(&mut self, slot: usize) -> usize {
+        let tick = usize::from(self.ticks[slot % MTF_CAPACITY]);
+        if tick + 1 == self.now {
+            // Already the front (a type or mask used twice in a row): nothing moves.
+            return 0;
+        }
         let position = self.position_of_slot(slot);
         self.live &= !(1u64 << self.ticks[slot % MTF_CAPACITY]);
         self.stamp(slot);
@@ -275,7 +315,7 @@ impl<T: MtfItem> SearchMtf<T> {
     }
 
     /// Inserts `value` at the front, in a free slot or the oldest entry's; returns the slot.
-    #[inline]
+    #[inline(always)]
     fn push_slot(&mut self, value: T) -> usize {
         let slot = if self.len < MTF_CAPACITY {
             self.len += 1;
@@ -287,6 +327,8 @@ impl<T: MtfItem> SearchMtf<T> {
         };
         self.items[slot] = value;
         self.keys[slot] = value.key();
+        self.pushes += 1;
+        self.cells[slot] = self.pushes << 5 | slot as u64;
         self.stamp(slot);
         slot
     }
@@ -338,19 +380,21 @@ impl<T: MtfItem> SearchMtf<T> {
         self.find_slot(value).map(|slot| self.position_of_slot(slot))
     }
 
-    /// [`find_or_push`](Self::find_or_push) for a caller that keeps, per value, the slot the list last gave it
-    /// (`slot`, initially `u8::MAX`, updated here). Entries never change slots while in the list, so the value is in
-    /// the list exactly when its slot still holds it, and no search is needed. The caller must pass the same cell on
-    /// every write of the value to this list; a value that may also have been written through another method must
-    /// use `find_or_push`.
-    #[inline]
-    pub fn find_or_push_at(&mut self, value: &T, slot: &mut u8) -> Option<usize> {
-        let s = usize::from(*slot);
-        if s < self.len && self.items[s % MTF_CAPACITY] == *value {
-            return Some(self.move_slot_to_front(s));
+    /// [`find_or_push`](Self::find_or_push) for a caller that keeps, per value, the [`MtfCell`] the list last gave
+    /// it (initially [`MtfCell::EMPTY`], updated here). The value is in the list exactly when its cell still matches
+    /// its slot, so neither a search nor a comparison is needed. The caller must pass the same cell on every write of
+    /// the value to this list; a value that may also have been written through another method must use
+    /// `find_or_push`.
+    #[inline(always)]
+    pub fn find_or_push_at(&mut self, value: &T, cell: &mut MtfCell) -> Option<usize> {
+        let slot = (cell.0 & 31) as usize;
+        if self.cells[slot] == cell.0 {
+            debug_assert!(self.items[slot] == *value, "a cell was used for two values");
+            return Some(self.move_slot_to_front(slot));
         }
-        debug_assert_eq!(self.position(value), None, "a value was written without its slot cell");
-        *slot = self.push_slot(*value) as u8;
+        debug_assert_eq!(self.position(value), None, "a value was written without its cell");
+        let slot = self.push_slot(*value);
+        *cell = MtfCell(self.cells[slot]);
         None
     }
 

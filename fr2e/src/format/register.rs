@@ -244,11 +244,12 @@ impl Register {
     #[inline]
     pub fn write(&self, out: &mut Vec<u8>, strings: &StringTable) -> Result<(), WriteError> {
         // The common case inline: an unversioned temporary or argument, `interleave(0, base) << 3 | tag`.
-        match *self {
-            Register::Temporary { base, seq: 0 } if base < 1 << 31 => write_uvli64(out, interleave(0, base) << 3 | 2),
-            Register::Arg { base, seq: 0 } if base < 1 << 31 => write_uvli64(out, interleave(0, base) << 3 | 4),
+        let word = match *self {
+            Register::Temporary { base, seq: 0 } if base < 1 << 31 => interleave(0, base) << 3 | 2,
+            Register::Arg { base, seq: 0 } if base < 1 << 31 => interleave(0, base) << 3 | 4,
             _ => return self.write_other(out, strings),
-        }
+        };
+        write_uvli64(out, word);
         Ok(())
     }
 

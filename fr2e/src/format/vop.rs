@@ -14,7 +14,7 @@
 use super::error::{ErrorKind, FormatError, WriteError};
 use super::immediate::{field_interleaved, field_split, Immediate};
 use super::limits::VOP_MASK_BITS;
-use super::mtf::{Mtf, SearchMtf};
+use super::mtf::{Mtf, MtfCell, SearchMtf};
 use super::reader::Reader;
 use super::register::{Register, RegisterWord};
 use super::strings::{check_index, StringTable};
@@ -562,8 +562,8 @@ pub struct VopEncoder<'s> {
     out: Vec<u8>,
     strings: &'s StringTable,
     masks: SearchMtf<u32>,
-    /// The mask list's slot of each mask value (masks have 11 bits), so masks are never searched.
-    mask_slots: Vec<u8>,
+    /// The mask list's cell of each mask value (masks have 11 bits), so masks are never searched.
+    mask_cells: Vec<MtfCell>,
     types: SearchMtf<VopType>,
     registers: SearchMtf<Register>,
     immediates: SearchMtf<Immediate>,
@@ -576,7 +576,7 @@ impl<'s> VopEncoder<'s> {
             out,
             strings,
             masks: SearchMtf::new(0),
-            mask_slots: vec![u8::MAX; 1 << VOP_MASK_BITS],
+            mask_cells: vec![MtfCell::EMPTY; 1 << VOP_MASK_BITS],
             types: SearchMtf::new(VopType::Signature(0)),
             registers: SearchMtf::new(Register::Int(0)),
             immediates: SearchMtf::new(Immediate::Int(0)),
@@ -619,8 +619,8 @@ impl<'s> VopEncoder<'s> {
             return Err(EncodeError::Vop("opcode number 0 is reserved"));
         }
         let mask = form(opn, opr) | (fields & !3);
-        let slot = self.mask_slots.get_mut(mask as usize).ok_or(EncodeError::Vop("mask bits above bit 10"))?;
-        match self.masks.find_or_push_at(&mask, slot) {
+        let cell = self.mask_cells.get_mut(mask as usize).ok_or(EncodeError::Vop("mask bits above bit 10"))?;
+        match self.masks.find_or_push_at(&mask, cell) {
             Some(i) => write_uvli32(&mut self.out, (i as u32) << 2),
             None => write_uvli32(&mut self.out, mask),
         }
@@ -636,24 +636,24 @@ impl<'s> VopEncoder<'s> {
         Ok(())
     }
 
-    /// Writes a type field through a caller-kept slot cell for it (see [`SearchMtf::find_or_push_at`]); every
+    /// Writes a type field through a caller-kept cell for it (see [`SearchMtf::find_or_push_at`]); every
     /// write of that type to this encoder must then go through this method with the same cell. `ty` must be in
     /// normal form ([`VopType::normalize`]), as a writer that chose the simple form when there is one has it.
-    #[inline]
-    pub fn ty_at(&mut self, ty: VopType, slot: &mut u8) -> Result<(), EncodeError> {
+    #[inline(always)]
+    pub fn ty_at(&mut self, ty: VopType, cell: &mut MtfCell) -> Result<(), EncodeError> {
         debug_assert_eq!(ty, ty.normalize(self.strings), "a type was not in normal form");
-        match self.types.find_or_push_at(&ty, slot) {
+        match self.types.find_or_push_at(&ty, cell) {
             Some(i) => VopType::write_repeat(&mut self.out, i),
             None => ty.write(&mut self.out, self.strings)?,
         }
         Ok(())
     }
 
-    /// Writes a register field (or an argument-list entry) through a caller-kept slot cell for it, like
+    /// Writes a register field (or an argument-list entry) through a caller-kept cell for it, like
     /// [`ty_at`](Self::ty_at).
-    #[inline]
-    pub fn register_at(&mut self, register: &Register, slot: &mut u8) -> Result<(), EncodeError> {
-        match self.registers.find_or_push_at(register, slot) {
+    #[inline(always)]
+    pub fn register_at(&mut self, register: &Register, cell: &mut MtfCell) -> Result<(), EncodeError> {
+        match self.registers.find_or_push_at(register, cell) {
             Some(i) => Register::write_repeat(&mut self.out, i),
             None => register.write(&mut self.out, self.strings)?,
         }
