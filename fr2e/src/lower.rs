@@ -463,6 +463,8 @@ struct Lower<'m> {
     signatures: Vec<Option<Box<str>>>,
     /// The encoded `s` attribute chunk by TypeId, computed on first use (phase 1 of A14.5).
     s_attributes: Vec<Option<Box<[u8]>>>,
+    /// The `s` attributes of at most 16 bytes, by TypeId, for the `V` entries of `R` lists.
+    short_s_attributes: Vec<Option<ShortBytes>>,
     /// The VOP Type ID by TypeId, computed on first use (phase 2).
     vop_types: Vec<Option<VopType>>,
     /// Register of each value (see [`ARG`]); values are numbered module-wide, so one table serves every body.
@@ -491,6 +493,31 @@ fn lower_err(e: EncodeError) -> LowerError {
     match e {
         EncodeError::Write(e) => LowerError::Format(e),
         EncodeError::Vop(what) => LowerError::Invalid { func: String::new(), what },
+    }
+}
+
+/// At most 16 bytes, appended as one fixed-size copy (cheaper than a variable-length one for short attributes).
+struct ShortBytes {
+    bytes: [u8; 16],
+    len: usize,
+}
+
+impl ShortBytes {
+    fn new(bytes: &[u8]) -> Option<Self> {
+        let mut short = ShortBytes { bytes: [0; 16], len: bytes.len() };
+        short.bytes.get_mut(..bytes.len())?.copy_from_slice(bytes);
+        Some(short)
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    fn append_to(&self, out: &mut Vec<u8>) {
+        let at = out.len();
+        out.extend_from_slice(&self.bytes);
+        out.truncate(at + self.len);
     }
 }
 
@@ -531,6 +558,7 @@ impl<'m> Lower<'m> {
             visited: vec![false; types.len()],
             signatures: vec![None; types.len()],
             s_attributes: vec![None; types.len()],
+            short_s_attributes: (0..types.len()).map(|_| None).collect(),
             vop_types: vec![None; types.len()],
             registers: vec![NONE; m.value_id_bound()],
             labels: vec![NONE; m.block_id_bound()],
@@ -909,7 +937,8 @@ impl<'m> Lower<'m> {
     }
 
     /// The `V` entries of an `R` list: each value's `s` attribute (cached by type), and its ValueId when it is not
-    /// params + j. The common entries fit the small header form (A2.2) and are written in place.
+    /// params + j. Short `s` attributes make entries of at most 25 bytes, which take the small header form (A2.2)
+    /// and are written in place.
     fn write_temporaries(
         &mut self,
         list: &mut Vec<u8>,
@@ -919,32 +948,32 @@ impl<'m> Lower<'m> {
         let m = self.m;
         let base = f.params.len();
         list.reserve(temps.len() * 8);
-        let mut variable = Vec::new();
         for (j, &v) in temps.iter().enumerate() {
             let ty =
                 m.value_type(v).ok_or_else(|| LowerError::UndefinedValue { func: f.name.to_string(), value: v })?;
             let id = v.as_u32();
             let id_len = if id as usize == base + j { 0 } else { 2 + uvli64_len(id.into()) };
-            let s_attribute = match self.s_attributes.get(ty.index()) {
-                Some(Some(bytes)) => bytes,
-                _ => {
-                    self.type_attribute(&mut Vec::new(), ty)?;
-                    self.s_attributes[ty.index()].as_deref().unwrap_or_default()
+            if !matches!(self.short_s_attributes.get(ty.index()), Some(Some(_))) {
+                let mut bytes = Vec::new();
+                self.type_attribute(&mut bytes, ty)?;
+                match ShortBytes::new(&bytes) {
+                    Some(short) => self.short_s_attributes[ty.index()] = Some(short),
+                    None => {
+                        if id_len != 0 {
+                            Self::uvli32_attribute(&mut bytes, profile::TAG_VALUE_ID, id)?;
+                        }
+                        write_data_chunk(list, Tag::VARIABLE, &bytes)?;
+                        continue;
+                    }
                 }
-            };
-            let payload_len = s_attribute.len() + id_len;
-            if payload_len + 2 <= MAX_SMALL_LEN as usize {
-                list.extend_from_slice(&[((payload_len + 2) as u8) << 3 | 3, Tag::VARIABLE.0 as u8]);
-                list.extend_from_slice(s_attribute);
-            } else {
-                variable.clear();
-                variable.extend_from_slice(s_attribute);
-                if id_len != 0 {
-                    Self::uvli32_attribute(&mut variable, profile::TAG_VALUE_ID, id)?;
-                }
-                write_data_chunk(list, Tag::VARIABLE, &variable)?;
-                continue;
             }
+            let Some(Some(s_attribute)) = self.short_s_attributes.get(ty.index()) else {
+                return Err(Self::module_error("a type is not in the module's type table"));
+            };
+            let total = 2 + s_attribute.len() + id_len;
+            debug_assert!(total <= MAX_SMALL_LEN as usize);
+            list.extend_from_slice(&[(total as u8) << 3 | 3, Tag::VARIABLE.0 as u8]);
+            s_attribute.append_to(list);
             if id_len != 0 {
                 Self::uvli32_attribute(list, profile::TAG_VALUE_ID, id)?;
             }

@@ -241,7 +241,7 @@ impl Register {
 
     /// Appends the register's own form (never a repeat), checking every payload limit of A10.2-A10.3 and string
     /// indices against `strings`.
-    #[inline]
+    #[inline(always)]
     pub fn write(&self, out: &mut Vec<u8>, strings: &StringTable) -> Result<(), WriteError> {
         // The common case inline: an unversioned temporary or argument, `interleave(0, base) << 3 | tag`.
         let word = match *self {

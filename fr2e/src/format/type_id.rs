@@ -141,7 +141,6 @@ impl VopType {
     }
 
     /// Appends a repeat of type-MTF entry `index`.
-    #[inline]
     pub(crate) fn write_repeat(out: &mut Vec<u8>, index: usize) {
         write_uvli32(out, (index as u32) << 2 | 3);
     }
