@@ -2,22 +2,23 @@
 //!
 //! Every instruction is turned into *logical* VOPs ([`Lvop`]: opcode, operator, type ids and abstract operands) by
 //! one emitter, [`Emitter::body`], and three passes consume that same stream, so they cannot disagree about what is
-//! written:
+//! written. The emitter is generic over its sink, so each pass gets its own inlined copy and no call is dynamic:
 //!
 //! 1. **plan** (per FN entry in GBLD order): Temporary numbers by first definition, Local numbers of the allocas, the
 //!    blocks in emission order, and the LITD order of structs and tuples (first occurrence, post-order, C1); labels
-//!    and trace-table indices then count through the bodies in the order their VOPs are written;
+//!    and trace-table indices then count through the bodies in the order their VOPs are written. The lists of all
+//!    bodies share one vector per kind ([`Plans`]), so planning allocates nothing per body;
 //! 2. **strings** (bodies in storage order): the phase-2 strings of A14.5 — non-simple Type IDs and trap reasons —
 //!    after the phase-1 strings that writing the LITD and GBLD entries interned, replayed from the first uses that
 //!    the plan recorded per body (no second walk);
 //! 3. **encode**: logical VOPs field by field through the format layer's canonical [`VopEncoder`] (MTF lists, mask
 //!    forms) into the `vops` payload, plus one trace per block and a header per body. No [`Vop`](crate::format::Vop)
-//!    is built: the writer keeps, per Temporary and Arg number and per type, the MTF slot the encoder last gave it,
+//!    is built: the writer keeps, per Temporary and Arg number and per type, the MTF cell the encoder last gave it,
 //!    so the canonical "repeat if listed" rule needs no search (`SearchMtf::find_or_push_at`).
 //!
 //! Entries are written by hand with the format layer's chunk helpers rather than through the [`crate::format::Entry`]
-//! model: a body has one `R` variable per value, and caching each type's encoded `s` attribute (and the whole `V` of
-//! a value with its default id) keeps that list cheap.
+//! model: a body has one `R` variable per value, and caching each type's encoded `s` attribute as a fixed-size block
+//! keeps that list cheap (a `V` is a two-byte header, one fixed copy and, when needed, the ValueId).
 //! The format layer's reader accepts the result and re-writes it byte for byte (see the tests), which checks that
 //! this writer follows the canonical attribute order and header forms.
 //!
@@ -1238,7 +1239,7 @@ impl<'m> Lower<'m> {
         let mut traces = Vec::new();
         let mut count: u64 = 0;
         let registers = self.registers.len();
-        let mut slots = Slots {
+        let mut cells = Cells {
             temps: vec![MtfCell::EMPTY; registers],
             args: vec![MtfCell::EMPTY; m.functions().map(|f| f.params.len()).max().unwrap_or(0)],
             types: vec![MtfCell::EMPTY; self.types.len()],
@@ -1254,7 +1255,7 @@ impl<'m> Lower<'m> {
                 if lvop.opn == op::LABEL {
                     block_starts.push(count);
                 }
-                self.write_vop(&mut encoder, lvop, &mut slots, func_name)?;
+                self.write_vop(&mut encoder, lvop, &mut cells, func_name)?;
                 count += 1;
                 Ok(())
             })?;
@@ -1312,11 +1313,11 @@ impl<'m> Lower<'m> {
     }
 
     /// Writes one logical VOP field by field (A8.1 order). Temporary and Arg registers and types go through their
-    /// slot cells, so the encoder never searches its register and type lists for them (see
+    /// cells, so the encoder never searches its register and type lists for them (see
     /// `SearchMtf::find_or_push_at`); every such register and every type of the stream is written here, which keeps
     /// the cells exact.
     #[inline(always)]
-    fn write_vop(&self, enc: &mut VopEncoder, l: &Lvop, slots: &mut Slots, func: &str) -> Result<(), LowerError> {
+    fn write_vop(&self, enc: &mut VopEncoder, l: &Lvop, cells: &mut Cells, func: &str) -> Result<(), LowerError> {
         let bit = |present: bool, bit: u32| if present { bit } else { 0 };
         let operand = |o: Operand| !matches!(o, Operand::None);
         let fields = bit(l.ty.is_some(), MASK_TYPE)
@@ -1328,15 +1329,15 @@ impl<'m> Lower<'m> {
             | bit(!matches!(l.imm, Imm::None), MASK_IMM);
         enc.begin(l.opn, l.opr, fields).map_err(lower_err)?;
         if let Some(t) = l.ty {
-            self.write_type(enc, t, slots)?;
+            self.write_type(enc, t, cells)?;
         }
         if let Some(t) = l.stype {
-            self.write_type(enc, t, slots)?;
+            self.write_type(enc, t, cells)?;
         }
         for o in [l.dst, l.srca, l.srcb, l.srcc] {
             match o {
                 Operand::None => {}
-                Operand::Value(v) => self.write_value(enc, v, slots, func)?,
+                Operand::Value(v) => self.write_value(enc, v, cells, func)?,
                 other => self.write_constant_operand(enc, other, func)?,
             }
         }
@@ -1351,7 +1352,7 @@ impl<'m> Lower<'m> {
                 let values = self.m.list(list);
                 enc.begin_args(values.len() as u32);
                 for &v in values {
-                    self.write_value(enc, ValueId::from_u32(v), slots, func)?;
+                    self.write_value(enc, ValueId::from_u32(v), cells, func)?;
                 }
                 return Ok(());
             }
@@ -1374,28 +1375,28 @@ impl<'m> Lower<'m> {
         }
     }
 
-    /// A type field, through the type's slot cell.
+    /// A type field, through the type's cell.
     #[inline(always)]
-    fn write_type(&self, enc: &mut VopEncoder, t: TypeId, slots: &mut Slots) -> Result<(), LowerError> {
-        let (Some(Some(ty)), Some(slot)) = (self.vop_types.get(t.index()), slots.types.get_mut(t.index())) else {
+    fn write_type(&self, enc: &mut VopEncoder, t: TypeId, cells: &mut Cells) -> Result<(), LowerError> {
+        let (Some(Some(ty)), Some(cell)) = (self.vop_types.get(t.index()), cells.types.get_mut(t.index())) else {
             return Err(Self::module_error("a VOP type was not interned"));
         };
-        enc.ty_at(*ty, slot).map_err(lower_err)
+        enc.ty_at(*ty, cell).map_err(lower_err)
     }
 
-    /// A value operand: its Temporary or Arg register, through the register's slot cell.
+    /// A value operand: its Temporary or Arg register, through the register's cell.
     #[inline(always)]
-    fn write_value(&self, enc: &mut VopEncoder, v: ValueId, slots: &mut Slots, func: &str) -> Result<(), LowerError> {
+    fn write_value(&self, enc: &mut VopEncoder, v: ValueId, cells: &mut Cells, func: &str) -> Result<(), LowerError> {
         let raw = self.registers.get(v.index()).copied().unwrap_or(NONE);
         // The cell belongs to the register, not the value: every body reuses Temporary j and Arg k.
-        let (slot, register) = if raw & ARG != 0 {
+        let (cell, register) = if raw & ARG != 0 {
             let base = raw & !ARG;
-            (slots.args.get_mut(base as usize), Register::Arg { base, seq: 0 })
+            (cells.args.get_mut(base as usize), Register::Arg { base, seq: 0 })
         } else {
-            (slots.temps.get_mut(raw as usize), Register::Temporary { base: raw, seq: 0 })
+            (cells.temps.get_mut(raw as usize), Register::Temporary { base: raw, seq: 0 })
         };
-        match slot {
-            Some(slot) if raw != NONE => enc.register_at(&register, slot).map_err(lower_err),
+        match cell {
+            Some(cell) if raw != NONE => enc.register_at(&register, cell).map_err(lower_err),
             _ => Err(LowerError::UndefinedValue { func: func.to_string(), value: v }),
         }
     }
@@ -1411,7 +1412,7 @@ impl<'m> Lower<'m> {
 }
 
 /// The encoder's list cells of each Temporary and Arg register, by number, and of each type, by TypeId.
-struct Slots {
+struct Cells {
     temps: Vec<MtfCell>,
     args: Vec<MtfCell>,
     types: Vec<MtfCell>,

@@ -688,9 +688,10 @@ impl<'s> VopEncoder<'s> {
 
     /// Writes an immediate; argument lists and jump tables take their entries from the pools.
     pub fn immediate(&mut self, imm: &Immediate, registers: &[Register], labels: &[u32]) -> Result<(), EncodeError> {
+        // A listed immediate is a repeat; any other one of the MTF tags is pushed (the list is not read again
+        // while the literal is written below).
         if imm.in_mtf() {
-            if let Some(i) = self.immediates.position(imm) {
-                self.immediates.repeat(i);
+            if let Some(i) = self.immediates.find_or_push(imm) {
                 write_uvli64(&mut self.out, (i as u64) << 4);
                 return Ok(());
             }
@@ -735,9 +736,6 @@ impl<'s> VopEncoder<'s> {
                     write_uvli64(&mut self.out, field);
                 }
             },
-        }
-        if imm.in_mtf() {
-            self.immediates.push(*imm);
         }
         Ok(())
     }
