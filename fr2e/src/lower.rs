@@ -1238,9 +1238,10 @@ impl<'m> Lower<'m> {
         let mut encoder = VopEncoder::new(strings, Vec::with_capacity(m.inst_count() * 16 + 64));
         let mut traces = Vec::new();
         let mut count: u64 = 0;
-        let registers = self.registers.len();
+        // Temporary numbers restart in every body.
+        let temps = self.bodies.iter().flatten().map(|body| body.temps.len()).max().unwrap_or(0);
         let mut cells = Cells {
-            temps: vec![MtfCell::EMPTY; registers],
+            temps: vec![MtfCell::EMPTY; temps],
             args: vec![MtfCell::EMPTY; m.functions().map(|f| f.params.len()).max().unwrap_or(0)],
             types: vec![MtfCell::EMPTY; self.types.len()],
         };
