@@ -2,28 +2,31 @@
 //!
 //! Every instruction is turned into *logical* VOPs ([`Lvop`]: opcode, operator, type ids and abstract operands) by
 //! one emitter, [`Emitter::body`], and three passes consume that same stream, so they cannot disagree about what is
-//! written:
+//! written. The emitter is generic over its sink, so each pass gets its own inlined copy and no call is dynamic:
 //!
 //! 1. **plan** (per FN entry in GBLD order): Temporary numbers by first definition, Local numbers of the allocas, the
 //!    blocks in emission order, and the LITD order of structs and tuples (first occurrence, post-order, C1); labels
-//!    and trace-table indices then count through the bodies in the order their VOPs are written;
+//!    and trace-table indices then count through the bodies in the order their VOPs are written. The lists of all
+//!    bodies share one vector per kind ([`Plans`]), so planning allocates nothing per body;
 //! 2. **strings** (bodies in storage order): the phase-2 strings of A14.5 — non-simple Type IDs and trap reasons —
 //!    after the phase-1 strings that writing the LITD and GBLD entries interned, replayed from the first uses that
 //!    the plan recorded per body (no second walk);
 //! 3. **encode**: logical VOPs field by field through the format layer's canonical [`VopEncoder`] (MTF lists, mask
 //!    forms) into the `vops` payload, plus one trace per block and a header per body. No [`Vop`](crate::format::Vop)
-//!    is built: the writer keeps, per Temporary and Arg number and per type, the MTF slot the encoder last gave it,
+//!    is built: the writer keeps, per Temporary and Arg number and per type, the MTF cell the encoder last gave it,
 //!    so the canonical "repeat if listed" rule needs no search (`SearchMtf::find_or_push_at`).
 //!
 //! Entries are written by hand with the format layer's chunk helpers rather than through the [`crate::format::Entry`]
-//! model: a body has one `R` variable per value, and caching each type's encoded `s` attribute (and the whole `V` of
-//! a value with its default id) keeps that list cheap.
+//! model: a body has one `R` variable per value, and caching each type's encoded `s` attribute as a fixed-size block
+//! keeps that list cheap (a `V` is a two-byte header, one fixed copy and, when needed, the ValueId).
 //! The format layer's reader accepts the result and re-writes it byte for byte (see the tests), which checks that
 //! this writer follows the canonical attribute order and header forms.
 //!
 //! Function bodies are written in their storage order. For builder modules that is the declaration (GBLD) order of
 //! A12's canonical layout; when a module stores bodies in another order, the VOPs and headers follow the storage
 //! order and the reader restores it from the position of each body's VOPs (a decision recorded in `docs/fr2e.md`).
+
+use std::ops::Range;
 
 use rustc_hash::FxHashMap;
 
@@ -36,6 +39,8 @@ use ir::{
 
 use crate::error::LowerError;
 use crate::format::immediate::Immediate;
+use crate::format::limits::{MAX_CANONICAL_INLINE_STRING, MAX_SMALL_LEN};
+use crate::format::mtf::MtfCell;
 use crate::format::mutf8;
 use crate::format::register::Register;
 use crate::format::strings::{StringTable, StringTableBuilder, StringTag};
@@ -188,7 +193,8 @@ impl<'m> Emitter<'m> {
     }
 
     /// Emits the whole body through `sink`.
-    fn body(&mut self, sink: &mut dyn FnMut(&Lvop) -> Result<(), LowerError>) -> Result<(), LowerError> {
+    #[inline]
+    fn body(&mut self, sink: &mut impl FnMut(&Lvop) -> Result<(), LowerError>) -> Result<(), LowerError> {
         let m = self.m;
         let f = self.func;
         if !f.blocks.contains(&f.entry) {
@@ -206,12 +212,13 @@ impl<'m> Emitter<'m> {
         Ok(())
     }
 
+    #[inline(always)]
     fn inst(
         &mut self,
         inst: ir::InstId,
         data: &InstData,
         result: Option<ValueId>,
-        sink: &mut dyn FnMut(&Lvop) -> Result<(), LowerError>,
+        sink: &mut impl FnMut(&Lvop) -> Result<(), LowerError>,
     ) -> Result<(), LowerError> {
         let m = self.m;
         let dst = result.map_or(Operand::None, Operand::Value);
@@ -411,19 +418,30 @@ impl<'m> Emitter<'m> {
     }
 }
 
-/// What the plan pass learns about one body.
+/// What the plan pass learns about one body; its lists are ranges of the module's [`Plans`].
 struct Body {
     /// GBLD index of its FN entry.
     gbld: u32,
     /// Blocks in emission order.
-    blocks: Vec<BlockId>,
+    blocks: Range<usize>,
     /// Temporary j is `temps[j]`.
-    temps: Vec<ValueId>,
+    temps: Range<usize>,
     /// Local m is the storage of an alloca of `allocas[m]`.
-    allocas: Vec<TypeId>,
+    allocas: Range<usize>,
     /// Trace-table index of the body's header.
     header: u32,
     /// The VOP types and trap reasons of the body, each at its first use, in VOP order (phase 2 strings).
+    string_uses: Range<usize>,
+    /// Whether the body has `const_decl` instructions (their records go in tag 0x18).
+    const_decls: bool,
+}
+
+/// The lists of every [`Body`], one vector each for the whole module (so planning a body allocates nothing).
+#[derive(Default)]
+struct Plans {
+    blocks: Vec<BlockId>,
+    temps: Vec<ValueId>,
+    allocas: Vec<TypeId>,
     string_uses: Vec<StringUse>,
 }
 
@@ -446,8 +464,8 @@ struct Lower<'m> {
     signatures: Vec<Option<Box<str>>>,
     /// The encoded `s` attribute chunk by TypeId, computed on first use (phase 1 of A14.5).
     s_attributes: Vec<Option<Box<[u8]>>>,
-    /// A whole `V` chunk holding only the `s` attribute, by TypeId, computed on first use.
-    v_chunks: Vec<Option<Box<[u8]>>>,
+    /// The `s` attributes of at most 16 bytes, by TypeId, for the `V` entries of `R` lists.
+    short_s_attributes: Vec<Option<ShortBytes>>,
     /// The VOP Type ID by TypeId, computed on first use (phase 2).
     vop_types: Vec<Option<VopType>>,
     /// Register of each value (see [`ARG`]); values are numbered module-wide, so one table serves every body.
@@ -461,6 +479,8 @@ struct Lower<'m> {
     body_of: FxHashMap<FunctionId, usize>,
     /// Plans by body storage index.
     bodies: Vec<Option<Body>>,
+    /// The lists of the plans.
+    plans: Plans,
     reasons: FxHashMap<StrId, u32>,
     scratch: Vec<u8>,
     /// By TypeId, 1 + the storage index of the last body that used the type in a VOP (0: none).
@@ -474,6 +494,44 @@ fn lower_err(e: EncodeError) -> LowerError {
     match e {
         EncodeError::Write(e) => LowerError::Format(e),
         EncodeError::Vop(what) => LowerError::Invalid { func: String::new(), what },
+    }
+}
+
+/// At most 16 bytes, appended as one fixed-size copy (cheaper than a variable-length one for short attributes).
+struct ShortBytes {
+    bytes: [u8; 16],
+    len: usize,
+}
+
+impl ShortBytes {
+    fn new(bytes: &[u8]) -> Option<Self> {
+        let mut short = ShortBytes { bytes: [0; 16], len: bytes.len() };
+        short.bytes.get_mut(..bytes.len())?.copy_from_slice(bytes);
+        Some(short)
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    fn append_to(&self, out: &mut Vec<u8>) {
+        let at = out.len();
+        out.extend_from_slice(&self.bytes);
+        out.truncate(at + self.len);
+    }
+}
+
+/// Appends the string tag of `text` (A5.5) that [`StringTableBuilder::tag`] would give, without building it.
+fn write_string_tag(strings: &mut StringTableBuilder, out: &mut Vec<u8>, text: &str) {
+    match mutf8::encoded_len(text) {
+        0 => write_svli(out, 1),
+        1..=MAX_CANONICAL_INLINE_STRING => {
+            write_svli(out, -1);
+            mutf8::encode(text, out);
+            out.push(0);
+        }
+        _ => write_svli(out, i64::from(strings.intern(text))),
     }
 }
 
@@ -501,7 +559,7 @@ impl<'m> Lower<'m> {
             visited: vec![false; types.len()],
             signatures: vec![None; types.len()],
             s_attributes: vec![None; types.len()],
-            v_chunks: vec![None; types.len()],
+            short_s_attributes: (0..types.len()).map(|_| None).collect(),
             vop_types: vec![None; types.len()],
             registers: vec![NONE; m.value_id_bound()],
             labels: vec![NONE; m.block_id_bound()],
@@ -510,6 +568,7 @@ impl<'m> Lower<'m> {
             global_gbld: FxHashMap::default(),
             body_of: FxHashMap::default(),
             bodies: Vec::new(),
+            plans: Plans::default(),
             reasons: FxHashMap::default(),
             scratch: Vec::new(),
             type_marks: vec![0; types.len()],
@@ -563,8 +622,9 @@ impl<'m> Lower<'m> {
         debug_assert_eq!(planned, m.function_count());
         // Labels and trace-table indices follow the body storage order, the order the VOPs are written in.
         let mut next_record = 0u32;
+        let plans = std::mem::take(&mut self.plans);
         for body in self.bodies.iter_mut().flatten() {
-            for &b in &body.blocks {
+            for &b in &plans.blocks[body.blocks.clone()] {
                 self.labels[b.index()] = self.next_label;
                 self.next_label += 1;
             }
@@ -583,17 +643,17 @@ impl<'m> Lower<'m> {
             self.write_global_entry(&mut gbld, i, g)?;
         }
         for (i, d) in m.declarations().enumerate() {
-            self.write_function_entry(&mut gbld, i, d)?;
+            self.write_function_entry(&mut gbld, i, d, &plans)?;
         }
 
         // Phase 2: the VOP stream's strings, in stream order. The plan recorded each body's first uses in VOP order;
         // replaying them body by body in storage order interns exactly what a walk of the stream would.
         for index in 0..self.bodies.len() {
-            let uses = match &mut self.bodies[index] {
-                Some(body) => std::mem::take(&mut body.string_uses),
+            let uses = match &self.bodies[index] {
+                Some(body) => body.string_uses.clone(),
                 None => continue,
             };
-            for string_use in uses {
+            for &string_use in &plans.string_uses[uses] {
                 match string_use {
                     StringUse::Type(ty) => {
                         self.vop_type(ty)?;
@@ -666,21 +726,16 @@ impl<'m> Lower<'m> {
                 *slot = ARG | k as u32;
             }
         }
-        let mut body = Body {
-            gbld,
-            blocks: Vec::new(),
-            temps: Vec::new(),
-            allocas: Vec::new(),
-            header: 0,
-            string_uses: Vec::new(),
-        };
+        let (blocks, temps, allocas, string_uses) =
+            (self.plans.blocks.len(), self.plans.temps.len(), self.plans.allocas.len(), self.plans.string_uses.len());
+        let mut const_decls = false;
         // Marks the types this body has used so far.
         let stamp = index as u32 + 1;
         let mut emitter = Emitter::new(m, f);
         emitter.body(&mut |vop| {
             if let Imm::Label(b) = vop.imm {
                 if vop.opn == op::LABEL {
-                    body.blocks.push(b);
+                    self.plans.blocks.push(b);
                 }
             }
             if let Operand::Value(v) = vop.dst {
@@ -688,8 +743,8 @@ impl<'m> Lower<'m> {
                 if vop.opn != op::STIXIMM {
                     if let Some(slot) = self.registers.get_mut(v.index()) {
                         if *slot == NONE {
-                            *slot = body.temps.len() as u32;
-                            body.temps.push(v);
+                            *slot = (self.plans.temps.len() - temps) as u32;
+                            self.plans.temps.push(v);
                         }
                     }
                 }
@@ -697,8 +752,10 @@ impl<'m> Lower<'m> {
                     self.visit_type(t);
                 }
             }
-            if let Operand::Local(_) = vop.srca {
-                body.allocas.push(vop.ty.unwrap_or(TypeId::VOID));
+            match vop.srca {
+                Operand::Local(_) => self.plans.allocas.push(vop.ty.unwrap_or(TypeId::VOID)),
+                Operand::ConstInst(inst) => const_decls |= matches!(m.inst(inst), InstData::ConstDecl { .. }),
+                _ => {}
             }
             for ty in [vop.ty, vop.stype].into_iter().flatten() {
                 self.visit_type(ty);
@@ -706,29 +763,45 @@ impl<'m> Lower<'m> {
                     Some(mark) if *mark == stamp => {}
                     Some(mark) => {
                         *mark = stamp;
-                        body.string_uses.push(StringUse::Type(ty));
+                        self.plans.string_uses.push(StringUse::Type(ty));
                     }
                     // Not in the type table: phase 2 reports it.
-                    None => body.string_uses.push(StringUse::Type(ty)),
+                    None => self.plans.string_uses.push(StringUse::Type(ty)),
                 }
             }
             if let Imm::Reason(reason) = vop.imm {
-                if !body.string_uses.contains(&StringUse::Reason(reason)) {
-                    body.string_uses.push(StringUse::Reason(reason));
+                if !self.plans.string_uses[string_uses..].contains(&StringUse::Reason(reason)) {
+                    self.plans.string_uses.push(StringUse::Reason(reason));
                 }
             }
             Ok(())
         })?;
-        if body.blocks.is_empty() {
+        if self.plans.blocks.len() == blocks {
             return Err(LowerError::Invalid { func: f.name.to_string(), what: "the function has no blocks" });
         }
-        self.bodies[index] = Some(body);
+        self.bodies[index] = Some(Body {
+            gbld,
+            blocks: blocks..self.plans.blocks.len(),
+            temps: temps..self.plans.temps.len(),
+            allocas: allocas..self.plans.allocas.len(),
+            header: 0,
+            string_uses: string_uses..self.plans.string_uses.len(),
+            const_decls,
+        });
         Ok(())
     }
 
     /// Post-order visit for the LITD order: members before the aggregate, each struct or tuple once (C1).
+    #[inline]
     fn visit_type(&mut self, ty: TypeId) {
-        if ty.is_scalar() || self.visited.get(ty.index()).copied().unwrap_or(true) {
+        if !ty.is_scalar() {
+            self.visit_aggregate(ty);
+        }
+    }
+
+    /// [`visit_type`](Self::visit_type) for a type that is not a scalar.
+    fn visit_aggregate(&mut self, ty: TypeId) {
+        if self.visited.get(ty.index()).copied().unwrap_or(true) {
             return;
         }
         self.visited[ty.index()] = true;
@@ -844,9 +917,8 @@ impl<'m> Lower<'m> {
 
     /// Appends a string-tag attribute chunk.
     fn string_attribute(&mut self, out: &mut Vec<u8>, tag: Tag, text: &str) -> Result<(), LowerError> {
-        let value = self.strings.tag(text);
         self.scratch.clear();
-        push_tag(&mut self.scratch, &value);
+        write_string_tag(&mut self.strings, &mut self.scratch, text);
         write_data_chunk(out, tag, &self.scratch)?;
         Ok(())
     }
@@ -865,19 +937,47 @@ impl<'m> Lower<'m> {
         Ok(())
     }
 
-    /// Appends a `V` whose only attribute is the `s` of `ty`, cached by type.
-    fn variable_chunk(&mut self, out: &mut Vec<u8>, ty: TypeId) -> Result<(), LowerError> {
-        if let Some(Some(bytes)) = self.v_chunks.get(ty.index()) {
-            out.extend_from_slice(bytes);
-            return Ok(());
-        }
-        let mut attribute = Vec::new();
-        self.type_attribute(&mut attribute, ty)?;
-        let mut chunk = Vec::new();
-        write_data_chunk(&mut chunk, Tag::VARIABLE, &attribute)?;
-        out.extend_from_slice(&chunk);
-        if let Some(slot) = self.v_chunks.get_mut(ty.index()) {
-            *slot = Some(chunk.into_boxed_slice());
+    /// The `V` entries of an `R` list: each value's `s` attribute (cached by type), and its ValueId when it is not
+    /// params + j. Short `s` attributes make entries of at most 25 bytes, which take the small header form (A2.2)
+    /// and are written in place.
+    fn write_temporaries(
+        &mut self,
+        list: &mut Vec<u8>,
+        f: ir::Function<'_>,
+        temps: &[ValueId],
+    ) -> Result<(), LowerError> {
+        let m = self.m;
+        let base = f.params.len();
+        list.reserve(temps.len() * 8);
+        for (j, &v) in temps.iter().enumerate() {
+            let ty =
+                m.value_type(v).ok_or_else(|| LowerError::UndefinedValue { func: f.name.to_string(), value: v })?;
+            let id = v.as_u32();
+            let id_len = if id as usize == base + j { 0 } else { 2 + uvli64_len(id.into()) };
+            if !matches!(self.short_s_attributes.get(ty.index()), Some(Some(_))) {
+                let mut bytes = Vec::new();
+                self.type_attribute(&mut bytes, ty)?;
+                match ShortBytes::new(&bytes) {
+                    Some(short) => self.short_s_attributes[ty.index()] = Some(short),
+                    None => {
+                        if id_len != 0 {
+                            Self::uvli32_attribute(&mut bytes, profile::TAG_VALUE_ID, id)?;
+                        }
+                        write_data_chunk(list, Tag::VARIABLE, &bytes)?;
+                        continue;
+                    }
+                }
+            }
+            let Some(Some(s_attribute)) = self.short_s_attributes.get(ty.index()) else {
+                return Err(Self::module_error("a type is not in the module's type table"));
+            };
+            let total = 2 + s_attribute.len() + id_len;
+            debug_assert!(total <= MAX_SMALL_LEN as usize);
+            list.extend_from_slice(&[(total as u8) << 3 | 3, Tag::VARIABLE.0 as u8]);
+            s_attribute.append_to(list);
+            if id_len != 0 {
+                Self::uvli32_attribute(list, profile::TAG_VALUE_ID, id)?;
+            }
         }
         Ok(())
     }
@@ -951,7 +1051,13 @@ impl<'m> Lower<'m> {
     }
 
     /// GBLD `FN` for declaration `i` (C2): `n q s f A [L R t]`, then 0x11, 0x16, 0x18.
-    fn write_function_entry(&mut self, out: &mut Vec<u8>, i: usize, d: ir::Declaration<'_>) -> Result<(), LowerError> {
+    fn write_function_entry(
+        &mut self,
+        out: &mut Vec<u8>,
+        i: usize,
+        d: ir::Declaration<'_>,
+        plans: &Plans,
+    ) -> Result<(), LowerError> {
         let m = self.m;
         // Only the first declaration of an id carries the body (a second one is invalid IR).
         let gbld_index = m.globals().len() as u32 + i as u32 + 1;
@@ -1019,7 +1125,7 @@ impl<'m> Lower<'m> {
         // L: the allocas' types.
         if !body.allocas.is_empty() {
             let mut list = Vec::new();
-            for &ty in &body.allocas {
+            for &ty in &plans.allocas[body.allocas.clone()] {
                 let mut variable = Vec::new();
                 self.type_attribute(&mut variable, ty)?;
                 write_data_chunk(&mut list, Tag::VARIABLE, &variable)?;
@@ -1030,34 +1136,20 @@ impl<'m> Lower<'m> {
         if !body.temps.is_empty() {
             let mut list = std::mem::take(&mut self.list_buffer);
             list.clear();
-            let base = f.params.len();
-            let mut variable = Vec::new();
-            for (j, &v) in body.temps.iter().enumerate() {
-                let ty =
-                    m.value_type(v).ok_or_else(|| LowerError::UndefinedValue { func: f.name.to_string(), value: v })?;
-                if v.as_u32() as usize == base + j {
-                    // The common case, a `V` with only `s`: one copy of the type's cached chunk.
-                    self.variable_chunk(&mut list, ty)?;
-                    continue;
-                }
-                variable.clear();
-                self.type_attribute(&mut variable, ty)?;
-                Self::uvli32_attribute(&mut variable, profile::TAG_VALUE_ID, v.as_u32())?;
-                write_data_chunk(&mut list, Tag::VARIABLE, &variable)?;
-            }
+            self.write_temporaries(&mut list, f, &plans.temps[body.temps.clone()])?;
             write_data_chunk(&mut entry, Tag::TEMPORARIES, &list)?;
             self.list_buffer = list;
         }
         Self::uvli32_attribute(&mut entry, Tag::TRACE, body.header)?;
         // 0x11: block ids and names, unless every id is its emission index and every name empty (C4).
+        let blocks = &plans.blocks[body.blocks.clone()];
         let default_blocks =
-            body.blocks.iter().enumerate().all(|(k, &b)| b.as_u32() as usize == k && m.block_name(b).is_empty());
+            blocks.iter().enumerate().all(|(k, &b)| b.as_u32() as usize == k && m.block_name(b).is_empty());
         if !default_blocks {
             let mut payload = Vec::new();
-            for &b in &body.blocks {
+            for &b in blocks {
                 write_uvli32(&mut payload, b.as_u32());
-                let tag = self.strings.tag(m.block_name(b));
-                push_tag(&mut payload, &tag);
+                write_string_tag(&mut self.strings, &mut payload, m.block_name(b));
             }
             write_data_chunk(&mut entry, profile::TAG_BLOCK_TABLE, &payload)?;
         }
@@ -1066,13 +1158,12 @@ impl<'m> Lower<'m> {
         }
         // 0x18: const_decl records in Temporary order, which is emission order.
         let mut records = Vec::new();
-        for &b in &body.blocks {
+        for &b in blocks.iter().filter(|_| body.const_decls) {
             for inst in m.block_insts(b) {
                 if let (InstData::ConstDecl { decl }, Some(v)) = (*m.inst(inst), m.inst_result(inst)) {
                     let decl = m.const_decl(decl);
                     write_uvli32(&mut records, self.registers.get(v.index()).copied().unwrap_or(NONE));
-                    let tag = self.strings.tag(decl.name);
-                    push_tag(&mut records, &tag);
+                    write_string_tag(&mut self.strings, &mut records, decl.name);
                     self.write_expr(&mut records, decl.expr, Some(f.index))?;
                 }
             }
@@ -1098,8 +1189,7 @@ impl<'m> Lower<'m> {
         };
         write_uvli32(out, kind);
         let text = self.signature(ty)?.to_string();
-        let tag = self.strings.tag(&text);
-        push_tag(out, &tag);
+        write_string_tag(&mut self.strings, out, &text);
         let none = StringTable::default();
         match &expr.kind {
             ConstExprKind::Literal(v) => profile::const_register(*v).write(out, &none)?,
@@ -1145,26 +1235,28 @@ impl<'m> Lower<'m> {
     /// Pass 3: the `vops` payload and the `vtrs` records, bodies in storage order.
     fn encode(&self, strings: &StringTable) -> Result<(Vec<u8>, Vec<TraceRecord>), LowerError> {
         let m = self.m;
-        let mut encoder = VopEncoder::new(strings, Vec::with_capacity(m.inst_count() * 4 + 64));
+        let mut encoder = VopEncoder::new(strings, Vec::with_capacity(m.inst_count() * 16 + 64));
         let mut traces = Vec::new();
         let mut count: u64 = 0;
-        let registers = self.registers.len();
-        let mut slots = Slots {
-            temps: vec![u8::MAX; registers],
-            args: vec![u8::MAX; registers],
-            types: vec![u8::MAX; self.types.len()],
+        // Temporary numbers restart in every body.
+        let temps = self.bodies.iter().flatten().map(|body| body.temps.len()).max().unwrap_or(0);
+        let mut cells = Cells {
+            temps: vec![MtfCell::EMPTY; temps],
+            args: vec![MtfCell::EMPTY; m.functions().map(|f| f.params.len()).max().unwrap_or(0)],
+            types: vec![MtfCell::EMPTY; self.types.len()],
         };
+        let mut block_starts: Vec<u64> = Vec::new();
         for index in 0..self.bodies.len() {
             let Some(body) = &self.bodies[index] else { continue };
             let (gbld, first_trace, func_name) = (body.gbld, traces.len() as u64, m.function_at(index).name);
             let start = count;
-            let mut block_starts: Vec<u64> = Vec::with_capacity(body.blocks.len());
+            block_starts.clear();
             let mut emitter = Emitter::new(m, m.function_at(index));
             emitter.body(&mut |lvop| {
                 if lvop.opn == op::LABEL {
                     block_starts.push(count);
                 }
-                self.write_vop(&mut encoder, lvop, &mut slots, func_name)?;
+                self.write_vop(&mut encoder, lvop, &mut cells, func_name)?;
                 count += 1;
                 Ok(())
             })?;
@@ -1222,10 +1314,11 @@ impl<'m> Lower<'m> {
     }
 
     /// Writes one logical VOP field by field (A8.1 order). Temporary and Arg registers and types go through their
-    /// slot cells, so the encoder never searches its register and type lists for them (see
+    /// cells, so the encoder never searches its register and type lists for them (see
     /// `SearchMtf::find_or_push_at`); every such register and every type of the stream is written here, which keeps
     /// the cells exact.
-    fn write_vop(&self, enc: &mut VopEncoder, l: &Lvop, slots: &mut Slots, func: &str) -> Result<(), LowerError> {
+    #[inline(always)]
+    fn write_vop(&self, enc: &mut VopEncoder, l: &Lvop, cells: &mut Cells, func: &str) -> Result<(), LowerError> {
         let bit = |present: bool, bit: u32| if present { bit } else { 0 };
         let operand = |o: Operand| !matches!(o, Operand::None);
         let fields = bit(l.ty.is_some(), MASK_TYPE)
@@ -1236,25 +1329,23 @@ impl<'m> Lower<'m> {
             | bit(operand(l.srcc), MASK_SRCC)
             | bit(!matches!(l.imm, Imm::None), MASK_IMM);
         enc.begin(l.opn, l.opr, fields).map_err(lower_err)?;
-        for t in [l.ty, l.stype].into_iter().flatten() {
-            let (Some(Some(ty)), Some(slot)) = (self.vop_types.get(t.index()), slots.types.get_mut(t.index())) else {
-                return Err(Self::module_error("a VOP type was not interned"));
-            };
-            enc.ty_at(*ty, slot).map_err(lower_err)?;
+        if let Some(t) = l.ty {
+            self.write_type(enc, t, cells)?;
+        }
+        if let Some(t) = l.stype {
+            self.write_type(enc, t, cells)?;
         }
         for o in [l.dst, l.srca, l.srcb, l.srcc] {
-            self.write_operand(enc, o, slots, func)?;
-        }
-        let label = |b: BlockId| -> Result<u32, LowerError> {
-            match self.labels.get(b.index()) {
-                Some(&l) if l != NONE => Ok(l),
-                _ => Err(LowerError::Invalid { func: func.to_string(), what: "a branch names a block of no function" }),
+            match o {
+                Operand::None => {}
+                Operand::Value(v) => self.write_value(enc, v, cells, func)?,
+                other => self.write_constant_operand(enc, other, func)?,
             }
-        };
+        }
         let imm = match l.imm {
             Imm::None => return Ok(()),
             Imm::Int(v) => Immediate::Int(v),
-            Imm::Label(b) => Immediate::Label(label(b)?),
+            Imm::Label(b) => Immediate::Label(self.label(b, func)?),
             Imm::Reason(s) => Immediate::String(
                 *self.reasons.get(&s).ok_or_else(|| Self::module_error("a trap reason was not interned"))?,
             ),
@@ -1262,12 +1353,12 @@ impl<'m> Lower<'m> {
                 let values = self.m.list(list);
                 enc.begin_args(values.len() as u32);
                 for &v in values {
-                    self.write_operand(enc, Operand::Value(ValueId::from_u32(v)), slots, func)?;
+                    self.write_value(enc, ValueId::from_u32(v), cells, func)?;
                 }
                 return Ok(());
             }
             Imm::EmptyTable(default) => {
-                let table = [label(default)?];
+                let table = [self.label(default, func)?];
                 return enc
                     .immediate(&Immediate::JumpTable { base: 0, start: 0, len: 1 }, &[], &table)
                     .map_err(lower_err);
@@ -1276,42 +1367,56 @@ impl<'m> Lower<'m> {
         enc.immediate(&imm, &[], &[]).map_err(lower_err)
     }
 
-    fn write_operand(
-        &self,
-        enc: &mut VopEncoder,
-        operand: Operand,
-        slots: &mut Slots,
-        func: &str,
-    ) -> Result<(), LowerError> {
-        match operand {
-            Operand::None => Ok(()),
-            Operand::Value(v) => {
-                let raw = self.registers.get(v.index()).copied().unwrap_or(NONE);
-                // The cell belongs to the register, not the value: every body reuses Temporary j and Arg k.
-                let slot = if raw & ARG != 0 {
-                    slots.args.get_mut((raw & !ARG) as usize)
-                } else {
-                    slots.temps.get_mut(raw as usize)
-                };
-                let (Some(slot), false) = (slot, raw == NONE) else {
-                    return Err(LowerError::UndefinedValue { func: func.to_string(), value: v });
-                };
-                enc.register_at(&self.local_register(raw), slot).map_err(lower_err)
-            }
-            other => match self.register(other, func)? {
-                Some(register) => enc.register(&register).map_err(lower_err),
-                None => Ok(()),
-            },
+    /// The label of block `b`.
+    #[inline]
+    fn label(&self, b: BlockId, func: &str) -> Result<u32, LowerError> {
+        match self.labels.get(b.index()) {
+            Some(&l) if l != NONE => Ok(l),
+            _ => Err(LowerError::Invalid { func: func.to_string(), what: "a branch names a block of no function" }),
+        }
+    }
+
+    /// A type field, through the type's cell.
+    #[inline(always)]
+    fn write_type(&self, enc: &mut VopEncoder, t: TypeId, cells: &mut Cells) -> Result<(), LowerError> {
+        let (Some(Some(ty)), Some(cell)) = (self.vop_types.get(t.index()), cells.types.get_mut(t.index())) else {
+            return Err(Self::module_error("a VOP type was not interned"));
+        };
+        enc.ty_at(*ty, cell).map_err(lower_err)
+    }
+
+    /// A value operand: its Temporary or Arg register, through the register's cell.
+    #[inline(always)]
+    fn write_value(&self, enc: &mut VopEncoder, v: ValueId, cells: &mut Cells, func: &str) -> Result<(), LowerError> {
+        let raw = self.registers.get(v.index()).copied().unwrap_or(NONE);
+        // The cell belongs to the register, not the value: every body reuses Temporary j and Arg k.
+        let (cell, register) = if raw & ARG != 0 {
+            let base = raw & !ARG;
+            (cells.args.get_mut(base as usize), Register::Arg { base, seq: 0 })
+        } else {
+            (cells.temps.get_mut(raw as usize), Register::Temporary { base: raw, seq: 0 })
+        };
+        match cell {
+            Some(cell) if raw != NONE => enc.register_at(&register, cell).map_err(lower_err),
+            _ => Err(LowerError::UndefinedValue { func: func.to_string(), value: v }),
+        }
+    }
+
+    /// Any other register operand, searched in the register list.
+    #[inline(never)]
+    fn write_constant_operand(&self, enc: &mut VopEncoder, operand: Operand, func: &str) -> Result<(), LowerError> {
+        match self.register(operand, func)? {
+            Some(register) => enc.register(&register).map_err(lower_err),
+            None => Ok(()),
         }
     }
 }
 
-/// The encoder's list slots of each Temporary and Arg register, by number, and of each type, by TypeId (`u8::MAX`:
-/// none yet).
-struct Slots {
-    temps: Vec<u8>,
-    args: Vec<u8>,
-    types: Vec<u8>,
+/// The encoder's list cells of each Temporary and Arg register, by number, and of each type, by TypeId.
+struct Cells {
+    temps: Vec<MtfCell>,
+    args: Vec<MtfCell>,
+    types: Vec<MtfCell>,
 }
 
 /// The id of `ty` in `types`, if the table holds it (scalars always).

@@ -6,10 +6,14 @@
 //! any index is a handful of shifts and masks.
 //!
 //! Encoders must find "the most recent entry equal to this value" for every field they write (the canonical rule of
-//! A13), so beside each entry the list keeps a 32-bit digest ([`MtfItem::key`]) by slot. A search compares the 32
-//! digests at once into a bit mask (a loop the compiler turns into a few vector compares), confirms candidates with
-//! `==`, and finds the list position of the slot in the packed order; equal values have equal digests, so a digest
-//! collision costs one extra comparison and never a wrong answer. Decoders never search and use the plain [`Mtf`].
+//! A13), so [`SearchMtf`] keeps beside each entry a 32-bit digest ([`MtfItem::key`]) by slot, and orders its entries
+//! by *access time* instead of a permutation: each push or repeat stamps the entry with the next tick of a 64-tick
+//! window, and a 64-bit mask marks the ticks that are some entry's latest access. The list position of an entry is
+//! then the number of marked ticks above its own, one shift and one population count, and moving it to the front is
+//! clearing one bit and setting another; when the window is used up, the at most 32 live ticks are renumbered from 0.
+//! A search compares the 32 digests at once into a bit mask (a loop the compiler turns into a few vector compares)
+//! and confirms candidates with `==`; equal values have equal digests, so a digest collision costs one extra
+//! comparison and never a wrong answer. Decoders never search and use the plain [`Mtf`].
 
 use super::limits::MTF_CAPACITY;
 
@@ -39,9 +43,6 @@ const _: () = assert!(MTF_CAPACITY == 32, "the order is two u128s and the search
 /// byte k, bits 8k to 8k + 7).
 #[derive(Clone, Copy, Debug)]
 struct Order([u8; MTF_CAPACITY]);
-
-const ONES: u128 = u128::MAX / 0xFF;
-const HIGHS: u128 = ONES << 7;
 
 /// `KEEP[k]`: the bytes of a half above position k, which a move of position k leaves in place.
 const KEEP: [u128; 16] = {
@@ -120,21 +121,6 @@ impl Order {
         self.set_half(1, (hi << 8) | (lo >> 120));
         slot
     }
-
-    /// The list position of `slot`.
-    #[inline]
-    fn position(&self, slot: usize) -> usize {
-        // The first zero byte of `half ^ slot × ONES` (the classic "has a zero byte" test: the lowest flagged byte
-        // is exact); 16 when there is none.
-        let find = |half: u128| {
-            let x = half ^ (ONES * slot as u128);
-            (x.wrapping_sub(ONES) & !x & HIGHS).trailing_zeros() as usize / 8
-        };
-        match find(self.half(0)) {
-            16 => 16 + find(self.half(1)),
-            p => p,
-        }
-    }
 }
 
 /// A move-to-front list of at most [`MTF_CAPACITY`] entries, for decoders: push, repeat and get.
@@ -200,99 +186,235 @@ impl<T: Copy> Mtf<T> {
         let slot = self.order.move_to_front(index);
         self.items.get(slot).copied()
     }
+}
 
-    /// The slots that hold entries: a push takes the slot at position 31, so the first 32 pushes fill slots 31
-    /// down to 0.
-    #[inline]
-    fn live_slots(&self) -> u32 {
-        if self.len >= MTF_CAPACITY {
-            u32::MAX
-        } else {
-            !(u32::MAX >> self.len)
-        }
+/// A caller-kept reference to one value's entry in a [`SearchMtf`] (see [`SearchMtf::find_or_push_at`]): the
+/// number of the push that stored the value, and the slot it took. A later push into that slot changes the slot's
+/// cell, so a cell matches exactly while its entry is in the list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MtfCell(u64);
+
+impl MtfCell {
+    /// The cell of a value not written yet: it matches no slot.
+    pub const EMPTY: MtfCell = MtfCell(u64::MAX);
+}
+
+impl Default for MtfCell {
+    fn default() -> Self {
+        MtfCell::EMPTY
     }
 }
 
-/// A move-to-front list that encoders can search: the entries and, by slot, their digests.
+/// Ticks of [`SearchMtf`]'s access-time window: bit t of its `live` mask is tick t.
+const WINDOW: usize = 64;
+
+/// A move-to-front list that encoders can search: the entries and their digests by slot, and the order as access
+/// times (see the module documentation).
+///
+/// Slots `0..len` hold entries; a push takes the next free slot, or, in a full list, the slot of the oldest entry.
 #[derive(Clone, Debug)]
 pub struct SearchMtf<T: MtfItem> {
-    list: Mtf<T>,
+    items: [T; MTF_CAPACITY],
     keys: [u32; MTF_CAPACITY],
+    /// The tick of each slot's entry's latest access.
+    ticks: [u8; MTF_CAPACITY],
+    /// The slot accessed at each tick (meaningful for the ticks in `live`).
+    owners: [u8; WINDOW],
+    /// The cell of each slot's current entry (see [`MtfCell`]); 0 for free slots.
+    cells: [u64; MTF_CAPACITY],
+    /// The number of pushes so far.
+    pushes: u64,
+    /// The ticks that are the latest access of an entry in the list: one bit per entry.
+    live: u64,
+    /// The next tick.
+    now: usize,
+    len: usize,
 }
 
 impl<T: MtfItem> SearchMtf<T> {
     /// An empty list; `filler` only occupies unused slots.
     pub fn new(filler: T) -> Self {
-        Self { list: Mtf::new(filler), keys: [0; MTF_CAPACITY] }
+        Self {
+            items: [filler; MTF_CAPACITY],
+            keys: [0; MTF_CAPACITY],
+            ticks: [0; MTF_CAPACITY],
+            owners: [0; WINDOW],
+            cells: [0; MTF_CAPACITY],
+            pushes: 0,
+            live: 0,
+            now: 0,
+            len: 0,
+        }
     }
 
     /// Number of entries (at most 32).
     pub fn len(&self) -> usize {
-        self.list.len()
+        self.len
     }
 
     /// True when the list has no entries.
     pub fn is_empty(&self) -> bool {
-        self.list.is_empty()
+        self.len == 0
+    }
+
+    /// The list position of the entry in `slot` (below `len`): the number of entries accessed after it.
+    #[inline(always)]
+    fn position_of_slot(&self, slot: usize) -> usize {
+        let tick = usize::from(self.ticks[slot % MTF_CAPACITY]);
+        (self.live >> tick >> 1).count_ones() as usize
+    }
+
+    /// The slot of the entry at list position `index`, if there is one.
+    fn slot_at(&self, index: usize) -> Option<usize> {
+        if index >= self.len {
+            return None;
+        }
+        let mut live = self.live;
+        for _ in 0..index {
+            live &= !(1u64 << (63 - live.leading_zeros()));
+        }
+        Some(usize::from(self.owners[(63 - live.leading_zeros()) as usize % WINDOW]))
+    }
+
+    /// Stamps the entry in `slot` with the next tick, which makes it the front of the list; its previous tick must
+    /// already be cleared from `live`.
+    #[inline(always)]
+    fn stamp(&mut self, slot: usize) {
+        if self.now == WINDOW {
+            self.renumber();
+        }
+        let tick = self.now % WINDOW;
+        self.now = tick + 1;
+        self.live |= 1 << tick;
+        self.ticks[slot % MTF_CAPACITY] = tick as u8;
+        self.owners[tick] = slot as u8;
+    }
+
+    /// Frees ticks when the window is used up: shifts every tick down by the oldest live one when that frees enough
+    /// (entries at the back of a list are pushed out regularly), else renumbers the live ticks 0, 1, … in order.
+    #[cold]
+    fn renumber(&mut self) {
+        let oldest = self.live.trailing_zeros() as usize;
+        if (WINDOW / 8..WINDOW).contains(&oldest) {
+            // Free slots' ticks are meaningless, so all of them may wrap.
+            for tick in &mut self.ticks {
+                *tick = tick.wrapping_sub(oldest as u8);
+            }
+            self.owners.copy_within(oldest.., 0);
+            self.live >>= oldest;
+            self.now -= oldest;
+            return;
+        }
+        let mut live = self.live;
+        let mut next = 0;
+        while live != 0 {
+            let tick = live.trailing_zeros() as usize;
+            live &= live - 1;
+            // `next <= tick`: the owners move down in place.
+            let slot = self.owners[tick % WINDOW];
+            self.owners[next] = slot;
+            self.ticks[usize::from(slot) % MTF_CAPACITY] = next as u8;
+            next += 1;
+        }
+        self.live = (1u64 << next) - 1;
+        self.now = next;
+    }
+
+    /// Moves the entry in `slot` to the front; returns its previous list position.
+    #[inline(always)]
+    fn move_slot_to_front(&mut self, slot: usize) -> usize {
+        let tick = usize::from(self.ticks[slot % MTF_CAPACITY]);
+        if tick + 1 == self.now {
+            // Already the front (a type or mask used twice in a row): nothing moves.
+            return 0;
+        }
+        let position = self.position_of_slot(slot);
+        self.live &= !(1u64 << self.ticks[slot % MTF_CAPACITY]);
+        self.stamp(slot);
+        position
+    }
+
+    /// Inserts `value` at the front, in a free slot or the oldest entry's; returns the slot.
+    #[inline(always)]
+    fn push_slot(&mut self, value: T) -> usize {
+        let slot = if self.len < MTF_CAPACITY {
+            self.len += 1;
+            self.len - 1
+        } else {
+            let oldest = self.live.trailing_zeros() as usize % WINDOW;
+            self.live &= !(1u64 << oldest);
+            usize::from(self.owners[oldest]) % MTF_CAPACITY
+        };
+        self.items[slot] = value;
+        self.keys[slot] = value.key();
+        self.pushes += 1;
+        self.cells[slot] = self.pushes << 5 | slot as u64;
+        self.stamp(slot);
+        slot
     }
 
     /// Entry `index` (0 = most recent), if present.
     pub fn get(&self, index: usize) -> Option<T> {
-        self.list.get(index)
+        self.slot_at(index).map(|slot| self.items[slot])
     }
 
     /// Inserts `value` at the front; the 33rd entry falls off.
     #[inline]
     pub fn push(&mut self, value: T) {
-        let slot = self.list.push_slot(value);
-        self.keys[slot] = value.key();
+        self.push_slot(value);
     }
 
     /// Moves entry `index` to the front and returns it; `None` when `index` is beyond the list.
     #[inline]
     pub fn repeat(&mut self, index: usize) -> Option<T> {
-        self.list.repeat(index)
+        let slot = self.slot_at(index)?;
+        self.move_slot_to_front(slot);
+        Some(self.items[slot])
     }
 
-    /// The index of the most recent entry equal to `value`.
+    /// The slot of the most recent entry equal to `value`.
     #[inline]
-    pub fn position(&self, value: &T) -> Option<usize> {
+    fn find_slot(&self, value: &T) -> Option<usize> {
         let key = value.key();
         let mut slots = 0u32;
         for (i, &k) in self.keys.iter().enumerate() {
             slots |= u32::from(k == key) << i;
         }
-        let mut candidates = slots & self.list.live_slots();
+        let used = if self.len >= MTF_CAPACITY { u32::MAX } else { (1u32 << self.len) - 1 };
+        let mut candidates = slots & used;
         let mut best: Option<usize> = None;
         while candidates != 0 {
             let slot = candidates.trailing_zeros() as usize;
             candidates &= candidates - 1;
-            if self.list.items[slot] == *value {
-                // Several slots match only when a caller pushed a value already in the list.
-                let position = self.list.order.position(slot);
-                best = Some(best.map_or(position, |b| b.min(position)));
+            // Several slots match only when a caller pushed a value already in the list; the latest tick wins.
+            if self.items[slot] == *value && best.is_none_or(|b| self.ticks[b] < self.ticks[slot]) {
+                best = Some(slot);
             }
         }
         best
     }
 
-    /// [`find_or_push`](Self::find_or_push) for a caller that keeps, per value, the slot the list last gave it
-    /// (`slot`, initially `u8::MAX`, updated here). Entries never change slots while in the list, so the value is in
-    /// the list exactly when its slot still holds it, and no search is needed. The caller must pass the same cell on
-    /// every write of the value to this list; a value that may also have been written through another method must
-    /// use `find_or_push`.
+    /// The index of the most recent entry equal to `value`.
     #[inline]
-    pub fn find_or_push_at(&mut self, value: &T, slot: &mut u8) -> Option<usize> {
-        let s = usize::from(*slot);
-        if s < MTF_CAPACITY && self.list.live_slots() >> s & 1 != 0 && self.list.items[s] == *value {
-            let position = self.list.order.position(s);
-            self.list.order.move_to_front(position);
-            return Some(position);
+    pub fn position(&self, value: &T) -> Option<usize> {
+        self.find_slot(value).map(|slot| self.position_of_slot(slot))
+    }
+
+    /// [`find_or_push`](Self::find_or_push) for a caller that keeps, per value, the [`MtfCell`] the list last gave
+    /// it (initially [`MtfCell::EMPTY`], updated here). The value is in the list exactly when its cell still matches
+    /// its slot, so neither a search nor a comparison is needed. The caller must pass the same cell on every write of
+    /// the value to this list; a value that may also have been written through another method must use
+    /// `find_or_push`.
+    #[inline(always)]
+    pub fn find_or_push_at(&mut self, value: &T, cell: &mut MtfCell) -> Option<usize> {
+        let slot = (cell.0 & 31) as usize;
+        if self.cells[slot] == cell.0 {
+            debug_assert!(self.items[slot] == *value, "a cell was used for two values");
+            return Some(self.move_slot_to_front(slot));
         }
-        debug_assert_eq!(self.position(value), None, "a value was written without its slot cell");
-        let new = self.list.push_slot(*value);
-        self.keys[new] = value.key();
-        *slot = new as u8;
+        debug_assert_eq!(self.position(value), None, "a value was written without its cell");
+        let slot = self.push_slot(*value);
+        *cell = MtfCell(self.cells[slot]);
         None
     }
 
@@ -300,11 +422,8 @@ impl<T: MtfItem> SearchMtf<T> {
     /// index is returned), or else a push (`None`).
     #[inline]
     pub fn find_or_push(&mut self, value: &T) -> Option<usize> {
-        match self.position(value) {
-            Some(i) => {
-                self.list.order.move_to_front(i);
-                Some(i)
-            }
+        match self.find_slot(value) {
+            Some(slot) => Some(self.move_slot_to_front(slot)),
             None => {
                 self.push(*value);
                 None

@@ -241,15 +241,21 @@ impl Register {
 
     /// Appends the register's own form (never a repeat), checking every payload limit of A10.2-A10.3 and string
     /// indices against `strings`.
+    #[inline(always)]
     pub fn write(&self, out: &mut Vec<u8>, strings: &StringTable) -> Result<(), WriteError> {
-        // The common case first: an unversioned temporary or argument, `interleave(0, base) << 3 | tag`.
-        if let Register::Temporary { base, seq: 0 } | Register::Arg { base, seq: 0 } = *self {
-            if base < 1 << 31 {
-                let tag = if matches!(self, Register::Temporary { .. }) { 2 } else { 4 };
-                write_uvli64(out, interleave(0, base) << 3 | tag);
-                return Ok(());
-            }
-        }
+        // The common case inline: an unversioned temporary or argument, `interleave(0, base) << 3 | tag`.
+        let word = match *self {
+            Register::Temporary { base, seq: 0 } if base < 1 << 31 => interleave(0, base) << 3 | 2,
+            Register::Arg { base, seq: 0 } if base < 1 << 31 => interleave(0, base) << 3 | 4,
+            _ => return self.write_other(out, strings),
+        };
+        write_uvli64(out, word);
+        Ok(())
+    }
+
+    /// [`write`](Self::write) for every register but the unversioned temporaries and arguments.
+    #[inline(never)]
+    fn write_other(&self, out: &mut Vec<u8>, strings: &StringTable) -> Result<(), WriteError> {
         let range = |what: &'static str, value: i128| WriteError::OutOfRange { what, value };
         let below = |what: &'static str, value: u64, limit: u64| {
             if value < limit {
@@ -312,6 +318,7 @@ impl Register {
     }
 
     /// Appends a repeat of register-MTF entry `index`.
+    #[inline]
     pub fn write_repeat(out: &mut Vec<u8>, index: usize) {
         write_uvli64(out, (index as u64) << 3);
     }

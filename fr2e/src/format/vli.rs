@@ -118,11 +118,15 @@ impl Reader<'_> {
 pub fn write_uvli64(out: &mut Vec<u8>, value: u64) {
     if value < 0x80 {
         out.push(value as u8);
+    } else if value < 0x4000 {
+        // `10` and 14 bits.
+        out.extend_from_slice(&(value as u16 | 0x8000).to_be_bytes());
     } else {
         write_uvli64_slow(out, value);
     }
 }
 
+#[inline(never)]
 fn write_uvli64_slow(out: &mut Vec<u8>, value: u64) {
     let bytes = uvli64_len(value);
     if bytes == 9 {

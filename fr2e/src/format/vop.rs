@@ -14,7 +14,7 @@
 use super::error::{ErrorKind, FormatError, WriteError};
 use super::immediate::{field_interleaved, field_split, Immediate};
 use super::limits::VOP_MASK_BITS;
-use super::mtf::{Mtf, SearchMtf};
+use super::mtf::{Mtf, MtfCell, SearchMtf};
 use super::reader::Reader;
 use super::register::{Register, RegisterWord};
 use super::strings::{check_index, StringTable};
@@ -595,8 +595,8 @@ pub struct VopEncoder<'s> {
     out: Vec<u8>,
     strings: &'s StringTable,
     masks: SearchMtf<u32>,
-    /// The mask list's slot of each mask value (masks have 11 bits), so masks are never searched.
-    mask_slots: Vec<u8>,
+    /// The mask list's cell of each mask value (masks have 11 bits), so masks are never searched.
+    mask_cells: Vec<MtfCell>,
     types: SearchMtf<VopType>,
     registers: SearchMtf<Register>,
     immediates: SearchMtf<Immediate>,
@@ -609,7 +609,7 @@ impl<'s> VopEncoder<'s> {
             out,
             strings,
             masks: SearchMtf::new(0),
-            mask_slots: vec![u8::MAX; 1 << VOP_MASK_BITS],
+            mask_cells: vec![MtfCell::EMPTY; 1 << VOP_MASK_BITS],
             types: SearchMtf::new(VopType::Signature(0)),
             registers: SearchMtf::new(Register::Int(0)),
             immediates: SearchMtf::new(Immediate::Int(0)),
@@ -652,8 +652,8 @@ impl<'s> VopEncoder<'s> {
             return Err(EncodeError::Vop("opcode number 0 is reserved"));
         }
         let mask = form(opn, opr) | (fields & !3);
-        let slot = self.mask_slots.get_mut(mask as usize).ok_or(EncodeError::Vop("mask bits above bit 10"))?;
-        match self.masks.find_or_push_at(&mask, slot) {
+        let cell = self.mask_cells.get_mut(mask as usize).ok_or(EncodeError::Vop("mask bits above bit 10"))?;
+        match self.masks.find_or_push_at(&mask, cell) {
             Some(i) => write_uvli32(&mut self.out, (i as u32) << 2),
             None => write_uvli32(&mut self.out, mask),
         }
@@ -669,23 +669,24 @@ impl<'s> VopEncoder<'s> {
         Ok(())
     }
 
-    /// Writes a type field through a caller-kept slot cell for it (see [`SearchMtf::find_or_push_at`]); every
-    /// write of that type to this encoder must then go through this method with the same cell.
-    #[inline]
-    pub fn ty_at(&mut self, ty: VopType, slot: &mut u8) -> Result<(), EncodeError> {
-        let ty = ty.normalize(self.strings);
-        match self.types.find_or_push_at(&ty, slot) {
+    /// Writes a type field through a caller-kept cell for it (see [`SearchMtf::find_or_push_at`]); every
+    /// write of that type to this encoder must then go through this method with the same cell. `ty` must be in
+    /// normal form ([`VopType::normalize`]), as a writer that chose the simple form when there is one has it.
+    #[inline(always)]
+    pub fn ty_at(&mut self, ty: VopType, cell: &mut MtfCell) -> Result<(), EncodeError> {
+        debug_assert_eq!(ty, ty.normalize(self.strings), "a type was not in normal form");
+        match self.types.find_or_push_at(&ty, cell) {
             Some(i) => VopType::write_repeat(&mut self.out, i),
             None => ty.write(&mut self.out, self.strings)?,
         }
         Ok(())
     }
 
-    /// Writes a register field (or an argument-list entry) through a caller-kept slot cell for it, like
+    /// Writes a register field (or an argument-list entry) through a caller-kept cell for it, like
     /// [`ty_at`](Self::ty_at).
-    #[inline]
-    pub fn register_at(&mut self, register: &Register, slot: &mut u8) -> Result<(), EncodeError> {
-        match self.registers.find_or_push_at(register, slot) {
+    #[inline(always)]
+    pub fn register_at(&mut self, register: &Register, cell: &mut MtfCell) -> Result<(), EncodeError> {
+        match self.registers.find_or_push_at(register, cell) {
             Some(i) => Register::write_repeat(&mut self.out, i),
             None => register.write(&mut self.out, self.strings)?,
         }
@@ -720,9 +721,10 @@ impl<'s> VopEncoder<'s> {
 
     /// Writes an immediate; argument lists and jump tables take their entries from the pools.
     pub fn immediate(&mut self, imm: &Immediate, registers: &[Register], labels: &[u32]) -> Result<(), EncodeError> {
+        // A listed immediate is a repeat; any other one of the MTF tags is pushed (the list is not read again
+        // while the literal is written below).
         if imm.in_mtf() {
-            if let Some(i) = self.immediates.position(imm) {
-                self.immediates.repeat(i);
+            if let Some(i) = self.immediates.find_or_push(imm) {
                 write_uvli64(&mut self.out, (i as u64) << 4);
                 return Ok(());
             }
@@ -767,9 +769,6 @@ impl<'s> VopEncoder<'s> {
                     write_uvli64(&mut self.out, field);
                 }
             },
-        }
-        if imm.in_mtf() {
-            self.immediates.push(*imm);
         }
         Ok(())
     }
