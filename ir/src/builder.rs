@@ -192,6 +192,7 @@ impl ModuleBuilder {
 
     /// Makes room for about `insts` more instructions and as many values, so
     /// that a caller who can estimate a module's size saves the regrowth copies.
+    #[cfg(feature = "socket")]
     pub(crate) fn reserve_insts(&mut self, insts: usize) {
         self.module.reserve_insts(insts);
     }
@@ -755,6 +756,7 @@ impl<'a> FunctionBuilder<'a> {
     }
 
     /// [`Self::cmp`] of an interned type.
+    #[cfg(feature = "socket")]
     pub(crate) fn cmp_id(&mut self, op: CmpOp, ty: TypeId, lhs: ValueId, rhs: ValueId) -> ValueId {
         self.compare_id(Opcode::Cmp, op as u8, ty, lhs, rhs)
     }
