@@ -77,20 +77,28 @@ struct PendingPhi {
     temporary: u32,
     value: ValueId,
     ty: TypeId,
-    pairs: Vec<u32>,
     at: u64,
+}
+
+/// The growable tables of a body, kept from one body to the next so that a module of many small functions does not
+/// allocate them per function.
+#[derive(Default)]
+pub(super) struct BodyTables {
+    defined: Vec<bool>,
+    /// The label of each block so far, and its id.
+    blocks: Vec<(u32, BlockId)>,
+    /// Every branch target and phi predecessor, with the offset of its VOP.
+    targets: Vec<(u32, u64)>,
+    /// `(value, predecessor label)` pairs of the phi being gathered.
+    phi_pairs: Vec<u32>,
 }
 
 /// A body being read.
 struct BodyState {
     info: BodyInfo,
-    defined: Vec<bool>,
-    /// The label of each block so far, and its id.
-    blocks: Vec<(u32, BlockId)>,
+    tables: BodyTables,
     shape: Shape,
     phi: Option<PendingPhi>,
-    /// Every branch target and phi predecessor, with the offset of its VOP.
-    targets: Vec<(u32, u64)>,
     const_decls_used: usize,
     /// The field bits of the VOP being read (its mask without the opn/opr form).
     fields: u32,
@@ -168,16 +176,13 @@ impl<'a> Lift<'a> {
     }
 
     fn begin_body(&mut self, info: BodyInfo) -> BodyState {
-        BodyState {
-            defined: vec![false; info.temps.len()],
-            info,
-            blocks: Vec::new(),
-            shape: Shape::Start,
-            phi: None,
-            targets: Vec::new(),
-            const_decls_used: 0,
-            fields: 0,
-        }
+        let mut tables = std::mem::take(&mut self.spare_tables);
+        tables.defined.clear();
+        tables.defined.resize(info.temps.len(), false);
+        tables.blocks.clear();
+        tables.targets.clear();
+        tables.phi_pairs.clear();
+        BodyState { info, tables, shape: Shape::Start, phi: None, const_decls_used: 0, fields: 0 }
     }
 
     fn finish_body(&mut self, mut s: BodyState) -> Result<(), Error> {
@@ -186,7 +191,7 @@ impl<'a> Lift<'a> {
         if !matches!(s.shape, Shape::Closed) {
             return Err(Error::lift(LiftErrorKind::Invalid("the last block of a function lacks its terminator"), at));
         }
-        if let Some(j) = s.defined.iter().position(|d| !d) {
+        if let Some(j) = s.tables.defined.iter().position(|d| !d) {
             return Err(Error::lift(LiftErrorKind::NeverDefined { temporary: j as u32 }, at));
         }
         if s.const_decls_used != s.info.const_decls.len() {
@@ -194,34 +199,39 @@ impl<'a> Lift<'a> {
             return Err(Error::lift(LiftErrorKind::Invalid(what), at));
         }
         if let Some(table) = &s.info.blocks {
-            if table.len() != s.blocks.len() {
+            if table.len() != s.tables.blocks.len() {
                 let kind = LiftErrorKind::Count {
                     what: "block table",
-                    expected: s.blocks.len() as u64,
+                    expected: s.tables.blocks.len() as u64,
                     found: table.len() as u64,
                 };
                 return Err(Error::lift(kind, at));
             }
         }
         // Labels of this function, for the branch targets (control flow stays inside the function, A12).
-        let consecutive = s.blocks.windows(2).all(|w| w[1].0 == w[0].0.wrapping_add(1));
-        let mut sorted = s.blocks.clone();
-        if !consecutive {
+        let blocks = &s.tables.blocks;
+        let consecutive = blocks.windows(2).all(|w| w[1].0 == w[0].0.wrapping_add(1));
+        let sorted = if consecutive {
+            Vec::new()
+        } else {
+            let mut sorted = blocks.clone();
             sorted.sort_unstable_by_key(|&(label, _)| label);
-        }
-        let first = s.blocks.first().map_or(0, |b| b.0);
+            sorted
+        };
+        let first = blocks.first().map_or(0, |b| b.0);
         let lookup = |label: u32| -> Option<BlockId> {
             if consecutive {
-                s.blocks.get(label.wrapping_sub(first) as usize).map(|b| b.1)
+                blocks.get(label.wrapping_sub(first) as usize).map(|b| b.1)
             } else {
                 sorted.binary_search_by_key(&label, |b| b.0).ok().map(|i| sorted[i].1)
             }
         };
-        if let Some(&(label, target_at)) = s.targets.iter().find(|(label, _)| lookup(*label).is_none()) {
+        if let Some(&(label, target_at)) = s.tables.targets.iter().find(|(label, _)| lookup(*label).is_none()) {
             return Err(Error::lift(LiftErrorKind::UnknownLabel { label }, target_at));
         }
         self.asm.resolve_block_operands(lookup).map_err(|e| Error::lift(LiftErrorKind::Assemble(e), at))?;
         self.asm.end_function();
+        self.spare_tables = s.tables;
         Ok(())
     }
 
@@ -237,7 +247,7 @@ impl<'a> Lift<'a> {
     #[inline(always)]
     fn flush_phi(&mut self, s: &mut BodyState) -> Result<(), Error> {
         if let Some(phi) = s.phi.take() {
-            let inputs = self.asm.make_list(&phi.pairs);
+            let inputs = self.asm.make_list(&s.tables.phi_pairs);
             self.push(InstData::Phi { inputs }, Some((phi.value, phi.ty)), phi.at)?;
         }
         Ok(())
@@ -304,7 +314,7 @@ impl<'a> Lift<'a> {
         let Some(&(value, ty)) = s.info.temps.get(temporary as usize) else {
             return Err(Error::lift(LiftErrorKind::UndeclaredRegister { kind: "temporary", index: temporary }, at));
         };
-        if std::mem::replace(&mut s.defined[temporary as usize], true) {
+        if std::mem::replace(&mut s.tables.defined[temporary as usize], true) {
             return Err(Error::lift(LiftErrorKind::Redefinition { temporary }, at));
         }
         Ok((temporary, value, ty))
@@ -343,7 +353,7 @@ impl<'a> Lift<'a> {
     fn open_block(&mut self, s: &mut BodyState, vop: &Vop, at: u64) -> Result<(), Error> {
         Self::check_fields(s.fields, fields::IMM, at)?;
         let label = Self::block_label(vop, at)?;
-        let k = s.blocks.len();
+        let k = s.tables.blocks.len();
         let (id, name) = match &s.info.blocks {
             Some(table) => *table.get(k).ok_or_else(|| {
                 let kind =
@@ -365,7 +375,7 @@ impl<'a> Lift<'a> {
         if self.record_offsets {
             self.block_offsets.push((id, at));
         }
-        s.blocks.push((label, id));
+        s.tables.blocks.push((label, id));
         s.shape = Shape::Open;
         Ok(())
     }
@@ -407,7 +417,7 @@ impl<'a> Lift<'a> {
                 }
                 Self::check_fields(s.fields, fields::IMM, at)?;
                 let other = Self::block_label(vop, at)?;
-                s.targets.push((other, at));
+                s.tables.targets.push((other, at));
                 let dests = [BlockId::from_u32(taken), BlockId::from_u32(other)];
                 self.push(InstData::Cbr { cond, dests }, None, start)
             }
@@ -424,7 +434,7 @@ impl<'a> Lift<'a> {
                 op::JMP => {
                     Self::check_fields(s.fields, fields::IMM, at)?;
                     let default = Self::block_label(vop, at)?;
-                    s.targets.push((default, at));
+                    s.tables.targets.push((default, at));
                     let cases = self.asm.make_list(&cases);
                     self.push(InstData::Switch { arg, default: BlockId::from_u32(default), cases }, None, start)
                 }
@@ -616,7 +626,7 @@ impl<'a> Lift<'a> {
             op::JMP => {
                 Self::check_fields(s.fields, fields::IMM, at)?;
                 let label = Self::block_label(vop, at)?;
-                s.targets.push((label, at));
+                s.tables.targets.push((label, at));
                 s.shape = Shape::Closed;
                 self.push(InstData::Br { dest: BlockId::from_u32(label) }, None, at)
             }
@@ -628,7 +638,7 @@ impl<'a> Lift<'a> {
                 let (cond, tc) = Self::operand(s, vop.srca, "srca", at)?;
                 Self::same(self.ty(vop, at)?, tc, "type", "the condition", at)?;
                 let taken = Self::block_label(vop, at)?;
-                s.targets.push((taken, at));
+                s.tables.targets.push((taken, at));
                 s.shape = Shape::Cbr { cond, taken, at };
                 Ok(())
             }
@@ -669,11 +679,11 @@ impl<'a> Lift<'a> {
         let ty = self.ty(vop, at)?;
         let (value, _) = Self::operand(s, vop.srca, "srca", at)?;
         let label = Self::block_label(vop, at)?;
-        s.targets.push((label, at));
+        s.tables.targets.push((label, at));
         if let (Some(phi), Some(Register::Temporary { base, seq: 0 })) = (&mut s.phi, vop.dst) {
             if phi.temporary == base {
                 Self::same(ty, phi.ty, "type", "the phi", at)?;
-                phi.pairs.extend([value.as_u32(), label]);
+                s.tables.phi_pairs.extend([value.as_u32(), label]);
                 return Ok(());
             }
         }
@@ -683,7 +693,9 @@ impl<'a> Lift<'a> {
         }
         let (temporary, result, rty) = Self::define(s, vop, at)?;
         Self::same(ty, rty, "type", "the result", at)?;
-        s.phi = Some(PendingPhi { temporary, value: result, ty: rty, pairs: vec![value.as_u32(), label], at });
+        s.tables.phi_pairs.clear();
+        s.tables.phi_pairs.extend([value.as_u32(), label]);
+        s.phi = Some(PendingPhi { temporary, value: result, ty: rty, at });
         Ok(())
     }
 
@@ -782,7 +794,7 @@ impl<'a> Lift<'a> {
         let key = Self::field(vop.srcb, "srcb", at)?;
         let key = profile::register_const(key, ty).ok_or_else(|| Error::lift(LiftErrorKind::BadConstant, at))?;
         let label = Self::block_label(vop, at)?;
-        s.targets.push((label, at));
+        s.tables.targets.push((label, at));
         Ok((arg, self.asm.push_constant(key).as_u32(), label))
     }
 
@@ -805,9 +817,9 @@ impl<'a> Lift<'a> {
             let key = profile::register_const(profile::int_register(i128::from(base) + j as i128), ty)
                 .ok_or_else(|| Error::lift(LiftErrorKind::BadConstant, at))?;
             cases.extend([self.asm.push_constant(key).as_u32(), label]);
-            s.targets.push((label, at));
+            s.tables.targets.push((label, at));
         }
-        s.targets.push((default, at));
+        s.tables.targets.push((default, at));
         let cases = self.asm.make_list(&cases);
         s.shape = Shape::Closed;
         self.push(InstData::Switch { arg, default: BlockId::from_u32(default), cases }, None, at)

@@ -153,6 +153,7 @@ fn lift(bytes: &[u8], limits: &ReadLimits, record_offsets: bool) -> Result<(Modu
         gbld: Vec::new(),
         labels: FxHashSet::default(),
         claimed: Vec::new(),
+        spare_tables: body::BodyTables::default(),
         record_offsets,
         inst_offsets: Vec::new(),
         block_offsets: Vec::new(),
@@ -654,6 +655,8 @@ struct Lift<'a> {
     labels: FxHashSet<u32>,
     /// Trace records already given to a body.
     claimed: Vec<bool>,
+    /// Per-body tables, kept between bodies.
+    spare_tables: body::BodyTables,
     /// Whether to fill `inst_offsets` and `block_offsets` (only to place a verifier error).
     record_offsets: bool,
     /// Offset of the first VOP of each instruction, by InstId.
