@@ -292,6 +292,15 @@ fn text(bytes: &[u8], at: u64) -> Result<std::borrow::Cow<'_, str>, Error> {
 /// The value of `bytes` when they are exactly one UVLI32 code; `None` sends the caller to the checked reader.
 #[inline(always)]
 fn uvli32_exact(bytes: &[u8]) -> Option<u32> {
+    // The one- to three-byte codes (values below 2^21) directly.
+    match *bytes {
+        [b] if b < 0x80 => return Some(u32::from(b)),
+        [b0, b1] if b0 & 0xC0 == 0x80 => return Some(u32::from(b0 & 0x3F) << 8 | u32::from(b1)),
+        [b0, b1, b2] if b0 & 0xE0 == 0xC0 => {
+            return Some(u32::from(b0 & 0x1F) << 16 | u32::from(b1) << 8 | u32::from(b2))
+        }
+        _ => {}
+    }
     let (&first, tail) = bytes.split_first()?;
     let extra = first.leading_ones() as usize;
     if tail.len() != extra || extra > 4 {
@@ -551,8 +560,11 @@ impl PayloadCache {
             return None;
         }
         // The little-endian word of the zero-padded bytes, built without a variable-length copy (a `memcpy` call per
-        // variable, and the payloads are mostly one to three bytes).
-        let word = payload.iter().rev().fold(0u64, |w, &b| (w << 8) | u64::from(b));
+        // variable). Most payloads are a one-letter inline string tag, `01 c 00`: that one is built directly.
+        let word = match *payload {
+            [a, b, c] => u64::from(a) | u64::from(b) << 8 | u64::from(c) << 16,
+            _ => payload.iter().rev().fold(0u64, |w, &b| (w << 8) | u64::from(b)),
+        };
         let index = (word.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize;
         Some((word, payload.len() as u8, index))
     }
@@ -1301,6 +1313,8 @@ mod tests {
     fn uvli32_exact_takes_exactly_one_code() {
         assert_eq!(uvli32_exact(&[0x05]), Some(5));
         assert_eq!(uvli32_exact(&[0x81, 0x02]), Some(0x102));
+        assert_eq!(uvli32_exact(&[0xC1, 0x02, 0x03]), Some(0x1_0203));
+        assert_eq!(uvli32_exact(&[0xE1, 0x02, 0x03, 0x04]), Some(0x102_0304));
         assert_eq!(uvli32_exact(&[0xF3, 0xFF, 0xFF, 0xFF, 0xFF]), None, "above u32::MAX");
         assert_eq!(uvli32_exact(&[0xF0, 0xFF, 0xFF, 0xFF, 0xFF]), Some(u32::MAX));
         assert_eq!(uvli32_exact(&[0x81]), None, "truncated");
