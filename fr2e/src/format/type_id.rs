@@ -161,26 +161,38 @@ impl TypeWord {
     pub fn read(r: &mut Reader<'_>, strings: &StringTable) -> Result<TypeWord, FormatError> {
         let at = r.offset();
         let w = r.uvli32()?;
+        if Self::is_repeat(w) {
+            return Ok(TypeWord::Repeat(w >> 2));
+        }
+        Self::decode(w, strings, at).map(TypeWord::Type)
+    }
+
+    /// Whether word `w` is a repeat (`...11`), of type-MTF entry `w >> 2`.
+    #[inline(always)]
+    pub(crate) fn is_repeat(w: u32) -> bool {
+        w & 3 == 3
+    }
+
+    /// The type of any word but a repeat, read at `at`.
+    #[inline(always)]
+    pub(crate) fn decode(w: u32, strings: &StringTable, at: u64) -> Result<VopType, FormatError> {
         if w & 1 == 0 {
             return Self::string(w >> 1, strings, at);
-        }
-        if w & 3 == 3 {
-            return Ok(TypeWord::Repeat(w >> 2));
         }
         let code = w >> 2;
         let (level, base) = ((code >> 8) as u8, code as u8);
         if code >> 12 != 0 || simple_base_signature(base).is_none() {
             return Err(FormatError::new(ErrorKind::ReservedSimpleType { code }, at));
         }
-        Ok(TypeWord::Type(VopType::Simple { level, base }))
+        Ok(VopType::Simple { level, base })
     }
 
     /// A string-index type word, read at `at`.
-    fn string(index: u32, strings: &StringTable, at: u64) -> Result<TypeWord, FormatError> {
+    fn string(index: u32, strings: &StringTable, at: u64) -> Result<VopType, FormatError> {
         if index < 2 || !strings.contains(index.into()) {
             return Err(FormatError::new(ErrorKind::InvalidTypeIndex { index: index.into() }, at));
         }
-        Ok(TypeWord::Type(VopType::Signature(index).normalize(strings)))
+        Ok(VopType::Signature(index).normalize(strings))
     }
 }
 

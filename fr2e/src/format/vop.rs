@@ -480,16 +480,17 @@ impl<'a, 's> VopDecoder<'a, 's> {
 
     #[inline(always)]
     fn ty(&mut self) -> Result<VopType, FormatError> {
+        // The word is taken apart here rather than through a returned `TypeWord`, whose two-part result went through
+        // memory and stalled the load that read it back.
         let at = self.r.offset();
-        match TypeWord::read(&mut self.r, self.strings)? {
-            TypeWord::Repeat(index) => {
-                self.types.repeat(index as usize).ok_or_else(|| self.repeat_error("type", index.into(), at))
-            }
-            TypeWord::Type(ty) => {
-                self.types.push(ty);
-                Ok(ty)
-            }
+        let w = self.r.uvli32()?;
+        if TypeWord::is_repeat(w) {
+            let index = w >> 2;
+            return self.types.repeat(index as usize).ok_or_else(|| self.repeat_error("type", index.into(), at));
         }
+        let ty = TypeWord::decode(w, self.strings, at)?;
+        self.types.push(ty);
+        Ok(ty)
     }
 
     /// One register field, through the register MTF. The common words are decoded inline: repeats, and unversioned
