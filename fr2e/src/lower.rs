@@ -44,7 +44,7 @@ use crate::format::mtf::MtfCell;
 use crate::format::mutf8;
 use crate::format::register::Register;
 use crate::format::strings::{StringTable, StringTableBuilder, StringTag};
-use crate::format::tlv::{write_chunk, write_data_chunk, Tag};
+use crate::format::tlv::{begin_chunk, finish_chunk, write_data_chunk, Tag};
 use crate::format::trace::{write_traces, TraceRecord};
 use crate::format::type_id::{simple_form, VopType};
 use crate::format::vli::{uvli64_len, write_svli, write_uvli32, write_uvli64};
@@ -672,46 +672,54 @@ impl<'m> Lower<'m> {
         let target = (!m.target().is_empty()).then(|| self.strings.tag(m.target()));
         let strings = std::mem::take(&mut self.strings).finish();
 
-        let (vops, traces) = self.encode(&strings)?;
+        // The image is written in one buffer: the root's and the `vops` chunk's headers are reserved and filled in
+        // once their payloads are known, so the largest payloads are written once, in place. Errors are reported in
+        // the order of the VOPs, the traces, then the chunks, as if each chunk were assembled separately.
+        let stri = strings.stri_payload();
+        let mut out =
+            Vec::with_capacity(strings.data().len() + stri.len() + m.inst_count() * 16 + litd.len() + gbld.len() + 256);
+        let root = begin_chunk(&mut out);
+        let mut strings_written = Ok(());
+        if !strings.data().is_empty() {
+            strings_written = if options.compress_strings {
+                write_data_chunk(&mut out, Tag::STRZ, &strings.strz_payload())
+            } else {
+                write_data_chunk(&mut out, Tag::STRS, strings.data())
+            };
+        }
+        if strings_written.is_ok() && !stri.is_empty() {
+            strings_written = write_data_chunk(&mut out, Tag::STRI, &stri);
+        }
+        let vops = begin_chunk(&mut out);
+        let traces = self.encode(&strings, &mut out)?;
         let vtrs = write_traces(&traces)?;
-
-        let mut out = Vec::with_capacity(vops.len() + vtrs.len() + strings.data().len() + litd.len() + gbld.len() + 64);
-        write_chunk(&mut out, Tag::FR2E, |out| {
-            if !strings.data().is_empty() {
-                if options.compress_strings {
-                    write_data_chunk(out, Tag::STRZ, &strings.strz_payload())?;
-                } else {
-                    write_data_chunk(out, Tag::STRS, strings.data())?;
-                }
+        strings_written?;
+        if out.len() == vops + 8 {
+            out.truncate(vops);
+        } else {
+            finish_chunk(&mut out, vops, Tag::VOPS)?;
+        }
+        if !vtrs.is_empty() {
+            write_data_chunk(&mut out, Tag::VTRS, &vtrs)?;
+        }
+        for (tag, entries) in [(Tag::LITD, &litd), (Tag::GBLD, &gbld)] {
+            if !entries.is_empty() {
+                write_data_chunk(&mut out, tag, entries)?;
             }
-            let stri = strings.stri_payload();
-            for (tag, payload) in [(Tag::STRI, &stri), (Tag::VOPS, &vops), (Tag::VTRS, &vtrs)] {
-                if !payload.is_empty() {
-                    write_data_chunk(out, tag, payload)?;
-                }
-            }
-            for (tag, entries) in [(Tag::LITD, &litd), (Tag::GBLD, &gbld)] {
-                if !entries.is_empty() {
-                    write_chunk(out, tag, |out| {
-                        out.extend_from_slice(entries);
-                        Ok(())
-                    })?;
-                }
-            }
-            if let Some(target) = &target {
-                let mut payload = Vec::new();
-                push_tag(&mut payload, target);
-                write_data_chunk(out, profile::TAG_TARGET, &payload)?;
-            }
-            let layout = m.data_layout();
-            if layout != ir::DataLayout::default_64bit_le() {
-                let mut payload = Vec::new();
-                write_uvli32(&mut payload, layout.pointer_bits);
-                write_uvli32(&mut payload, u32::from(layout.endian == ir::Endian::Big));
-                write_data_chunk(out, profile::TAG_DATALAYOUT, &payload)?;
-            }
-            Ok(())
-        })?;
+        }
+        if let Some(target) = &target {
+            let mut payload = Vec::new();
+            push_tag(&mut payload, target);
+            write_data_chunk(&mut out, profile::TAG_TARGET, &payload)?;
+        }
+        let layout = m.data_layout();
+        if layout != ir::DataLayout::default_64bit_le() {
+            let mut payload = Vec::new();
+            write_uvli32(&mut payload, layout.pointer_bits);
+            write_uvli32(&mut payload, u32::from(layout.endian == ir::Endian::Big));
+            write_data_chunk(&mut out, profile::TAG_DATALAYOUT, &payload)?;
+        }
+        finish_chunk(&mut out, root, Tag::FR2E)?;
         Ok(out)
     }
 
@@ -1232,10 +1240,10 @@ impl<'m> Lower<'m> {
 
     // ---- encode --------------------------------------------------------------------------------------------------
 
-    /// Pass 3: the `vops` payload and the `vtrs` records, bodies in storage order.
-    fn encode(&self, strings: &StringTable) -> Result<(Vec<u8>, Vec<TraceRecord>), LowerError> {
+    /// Pass 3: the `vops` payload, appended to `out`, and the `vtrs` records, bodies in storage order.
+    fn encode(&self, strings: &StringTable, out: &mut Vec<u8>) -> Result<Vec<TraceRecord>, LowerError> {
         let m = self.m;
-        let mut encoder = VopEncoder::new(strings, Vec::with_capacity(m.inst_count() * 16 + 64));
+        let mut encoder = VopEncoder::new(strings, std::mem::take(out));
         let mut traces = Vec::new();
         let mut count: u64 = 0;
         // Temporary numbers restart in every body.
@@ -1272,7 +1280,8 @@ impl<'m> Lower<'m> {
                 gblid: gbld.into(),
             });
         }
-        Ok((encoder.finish(), traces))
+        *out = encoder.finish();
+        Ok(traces)
     }
 
     fn register(&self, operand: Operand, func: &str) -> Result<Option<Register>, LowerError> {

@@ -6,11 +6,10 @@
 //! any index is a handful of shifts and masks.
 //!
 //! Encoders must find "the most recent entry equal to this value" for every field they write (the canonical rule of
-//! A13), so [`SearchMtf`] keeps beside each entry a 32-bit digest ([`MtfItem::key`]) by slot, and orders its entries
-//! by *access time* instead of a permutation: each push or repeat stamps the entry with the next tick of a 64-tick
-//! window, and a 64-bit mask marks the ticks that are some entry's latest access. The list position of an entry is
-//! then the number of marked ticks above its own, one shift and one population count, and moving it to the front is
-//! clearing one bit and setting another; when the window is used up, the at most 32 live ticks are renumbered from 0.
+//! A13), so [`SearchMtf`] keeps beside each entry a 32-bit digest ([`MtfItem::key`]) by slot, and keeps the order as
+//! each slot's list *position*, one byte per slot: the position of an entry is one load, and moving the entry at
+//! position p to the front adds one to the 32 positions below p, a loop the compiler turns into a few vector
+//! operations (no population count, which the baseline x86-64 target lacks, and no renumbering of any kind).
 //! A search compares the 32 digests at once into a bit mask (a loop the compiler turns into a few vector compares)
 //! and confirms candidates with `==`; equal values have equal digests, so a digest collision costs one extra
 //! comparison and never a wrong answer. Decoders never search and use the plain [`Mtf`].
@@ -205,29 +204,24 @@ impl Default for MtfCell {
     }
 }
 
-/// Ticks of [`SearchMtf`]'s access-time window: bit t of its `live` mask is tick t.
-const WINDOW: usize = 64;
+/// The position of a free [`SearchMtf`] slot: above every list position, so moving an entry to the front, which
+/// moves back the entries at positions below it, leaves free slots alone.
+const FREE: u8 = u8::MAX;
 
-/// A move-to-front list that encoders can search: the entries and their digests by slot, and the order as access
-/// times (see the module documentation).
+/// A move-to-front list that encoders can search: the entries, their digests and their list positions by slot (see
+/// the module documentation).
 ///
 /// Slots `0..len` hold entries; a push takes the next free slot, or, in a full list, the slot of the oldest entry.
 #[derive(Clone, Debug)]
 pub struct SearchMtf<T: MtfItem> {
     items: [T; MTF_CAPACITY],
     keys: [u32; MTF_CAPACITY],
-    /// The tick of each slot's entry's latest access.
-    ticks: [u8; MTF_CAPACITY],
-    /// The slot accessed at each tick (meaningful for the ticks in `live`).
-    owners: [u8; WINDOW],
+    /// The list position of each slot's entry (0 = most recent), [`FREE`] for free slots.
+    positions: [u8; MTF_CAPACITY],
     /// The cell of each slot's current entry (see [`MtfCell`]); 0 for free slots.
     cells: [u64; MTF_CAPACITY],
     /// The number of pushes so far.
     pushes: u64,
-    /// The ticks that are the latest access of an entry in the list: one bit per entry.
-    live: u64,
-    /// The next tick.
-    now: usize,
     len: usize,
 }
 
@@ -237,12 +231,9 @@ impl<T: MtfItem> SearchMtf<T> {
         Self {
             items: [filler; MTF_CAPACITY],
             keys: [0; MTF_CAPACITY],
-            ticks: [0; MTF_CAPACITY],
-            owners: [0; WINDOW],
+            positions: [FREE; MTF_CAPACITY],
             cells: [0; MTF_CAPACITY],
             pushes: 0,
-            live: 0,
-            now: 0,
             len: 0,
         }
     }
@@ -257,11 +248,27 @@ impl<T: MtfItem> SearchMtf<T> {
         self.len == 0
     }
 
-    /// The list position of the entry in `slot` (below `len`): the number of entries accessed after it.
+    /// The list position of the entry in `slot` (below `len`).
     #[inline(always)]
     fn position_of_slot(&self, slot: usize) -> usize {
-        let tick = usize::from(self.ticks[slot % MTF_CAPACITY]);
-        (self.live >> tick >> 1).count_ones() as usize
+        usize::from(self.positions[slot % MTF_CAPACITY])
+    }
+
+    /// The first slot whose position is `position`, if any: eight positions at a time, a byte equal to `position`
+    /// found as a zero byte of the difference (exact here: positions are below 32 or [`FREE`]).
+    #[inline(always)]
+    fn first_slot_at(&self, position: u8) -> Option<usize> {
+        const LOW: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+        for (k, chunk) in self.positions.chunks_exact(8).enumerate() {
+            let mut bytes = [0u8; 8];
+            bytes.copy_from_slice(chunk);
+            let x = u64::from_le_bytes(bytes) ^ (u64::from(position) * 0x0101_0101_0101_0101);
+            let zero = !(((x & LOW) + LOW) | x) & !LOW;
+            if zero != 0 {
+                return Some(8 * k + zero.trailing_zeros() as usize / 8);
+            }
+        }
+        None
     }
 
     /// The slot of the entry at list position `index`, if there is one.
@@ -269,69 +276,27 @@ impl<T: MtfItem> SearchMtf<T> {
         if index >= self.len {
             return None;
         }
-        let mut live = self.live;
-        for _ in 0..index {
-            live &= !(1u64 << (63 - live.leading_zeros()));
-        }
-        Some(usize::from(self.owners[(63 - live.leading_zeros()) as usize % WINDOW]))
+        self.first_slot_at(index as u8)
     }
 
-    /// Stamps the entry in `slot` with the next tick, which makes it the front of the list; its previous tick must
-    /// already be cleared from `live`.
+    /// Moves the entry in `slot` from `position` (its list position, or [`FREE`] for a slot being filled) to the
+    /// front: every entry before it moves back one.
     #[inline(always)]
-    fn stamp(&mut self, slot: usize) {
-        if self.now == WINDOW {
-            self.renumber();
+    fn move_to_front(&mut self, slot: usize, position: u8) {
+        for p in &mut self.positions {
+            *p += u8::from(*p < position);
         }
-        let tick = self.now % WINDOW;
-        self.now = tick + 1;
-        self.live |= 1 << tick;
-        self.ticks[slot % MTF_CAPACITY] = tick as u8;
-        self.owners[tick] = slot as u8;
-    }
-
-    /// Frees ticks when the window is used up: shifts every tick down by the oldest live one when that frees enough
-    /// (entries at the back of a list are pushed out regularly), else renumbers the live ticks 0, 1, … in order.
-    #[cold]
-    fn renumber(&mut self) {
-        let oldest = self.live.trailing_zeros() as usize;
-        if (WINDOW / 8..WINDOW).contains(&oldest) {
-            // Free slots' ticks are meaningless, so all of them may wrap.
-            for tick in &mut self.ticks {
-                *tick = tick.wrapping_sub(oldest as u8);
-            }
-            self.owners.copy_within(oldest.., 0);
-            self.live >>= oldest;
-            self.now -= oldest;
-            return;
-        }
-        let mut live = self.live;
-        let mut next = 0;
-        while live != 0 {
-            let tick = live.trailing_zeros() as usize;
-            live &= live - 1;
-            // `next <= tick`: the owners move down in place.
-            let slot = self.owners[tick % WINDOW];
-            self.owners[next] = slot;
-            self.ticks[usize::from(slot) % MTF_CAPACITY] = next as u8;
-            next += 1;
-        }
-        self.live = (1u64 << next) - 1;
-        self.now = next;
+        self.positions[slot % MTF_CAPACITY] = 0;
     }
 
     /// Moves the entry in `slot` to the front; returns its previous list position.
     #[inline(always)]
     fn move_slot_to_front(&mut self, slot: usize) -> usize {
-        let tick = usize::from(self.ticks[slot % MTF_CAPACITY]);
-        if tick + 1 == self.now {
-            // Already the front (a type or mask used twice in a row): nothing moves.
-            return 0;
+        let position = self.positions[slot % MTF_CAPACITY];
+        if position != 0 {
+            self.move_to_front(slot, position);
         }
-        let position = self.position_of_slot(slot);
-        self.live &= !(1u64 << self.ticks[slot % MTF_CAPACITY]);
-        self.stamp(slot);
-        position
+        usize::from(position)
     }
 
     /// Inserts `value` at the front, in a free slot or the oldest entry's; returns the slot.
@@ -341,15 +306,13 @@ impl<T: MtfItem> SearchMtf<T> {
             self.len += 1;
             self.len - 1
         } else {
-            let oldest = self.live.trailing_zeros() as usize % WINDOW;
-            self.live &= !(1u64 << oldest);
-            usize::from(self.owners[oldest]) % MTF_CAPACITY
+            self.first_slot_at(MTF_CAPACITY as u8 - 1).unwrap_or(0) % MTF_CAPACITY
         };
         self.items[slot] = value;
         self.keys[slot] = value.key();
         self.pushes += 1;
         self.cells[slot] = self.pushes << 5 | slot as u64;
-        self.stamp(slot);
+        self.move_to_front(slot, self.positions[slot]);
         slot
     }
 
@@ -386,8 +349,8 @@ impl<T: MtfItem> SearchMtf<T> {
         while candidates != 0 {
             let slot = candidates.trailing_zeros() as usize;
             candidates &= candidates - 1;
-            // Several slots match only when a caller pushed a value already in the list; the latest tick wins.
-            if self.items[slot] == *value && best.is_none_or(|b| self.ticks[b] < self.ticks[slot]) {
+            // Several slots match only when a caller pushed a value already in the list; the most recent wins.
+            if self.items[slot] == *value && best.is_none_or(|b| self.positions[slot] < self.positions[b]) {
                 best = Some(slot);
             }
         }

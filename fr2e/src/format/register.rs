@@ -229,6 +229,30 @@ impl MtfItem for Register {
     }
 }
 
+/// `SPREAD[b]`: the bits of byte `b` moved to the even bits of 16, for [`spread_base`].
+const SPREAD: [u16; 256] = {
+    let mut table = [0u16; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = interleave(0, b as u32) as u16;
+        b += 1;
+    }
+    table
+};
+
+/// `interleave(0, base)`, the word of an unversioned register, by table: four lookups instead of five
+/// shift-and-mask rounds (writers produce one per register literal).
+#[inline(always)]
+fn spread_base(base: u32) -> u64 {
+    let [b0, b1, b2, b3] = base.to_le_bytes();
+    let word = u64::from(SPREAD[usize::from(b0)])
+        | u64::from(SPREAD[usize::from(b1)]) << 16
+        | u64::from(SPREAD[usize::from(b2)]) << 32
+        | u64::from(SPREAD[usize::from(b3)]) << 48;
+    debug_assert_eq!(word, interleave(0, base));
+    word
+}
+
 impl Register {
     /// Reads a context-free register ID (outside `vops`): the repeat tag is an error there (A10.4, B30).
     pub fn read_context_free(r: &mut Reader<'_>, strings: &StringTable) -> Result<Register, FormatError> {
@@ -245,8 +269,8 @@ impl Register {
     pub fn write(&self, out: &mut Vec<u8>, strings: &StringTable) -> Result<(), WriteError> {
         // The common case inline: an unversioned temporary or argument, `interleave(0, base) << 3 | tag`.
         let word = match *self {
-            Register::Temporary { base, seq: 0 } if base < 1 << 31 => interleave(0, base) << 3 | 2,
-            Register::Arg { base, seq: 0 } if base < 1 << 31 => interleave(0, base) << 3 | 4,
+            Register::Temporary { base, seq: 0 } if base < 1 << 31 => spread_base(base) << 3 | 2,
+            Register::Arg { base, seq: 0 } if base < 1 << 31 => spread_base(base) << 3 | 4,
             _ => return self.write_other(out, strings),
         };
         write_uvli64(out, word);

@@ -373,6 +373,30 @@ pub fn write_chunk(
     Ok(())
 }
 
+/// Reserves room for a chunk header at the end of `out` and returns its offset: the caller appends the payload, then
+/// calls [`finish_chunk`]. Writers use this pair for large payloads, which then are written once, in place.
+pub fn begin_chunk(out: &mut Vec<u8>) -> usize {
+    let at = out.len();
+    out.extend_from_slice(&[0; 8]);
+    at
+}
+
+/// Writes the canonical header of the chunk begun at `at` by [`begin_chunk`], whose payload is the rest of `out`.
+/// The payload moves only when the header is narrower than the 8 reserved bytes (never for a FOURCC tag).
+pub fn finish_chunk(out: &mut Vec<u8>, at: usize, tag: Tag) -> Result<(), WriteError> {
+    tag.validate().map_err(|_| WriteError::InvalidTag { tag })?;
+    let payload_len = out.len() - at - 8;
+    let form = HeaderForm::canonical(tag, payload_len)
+        .ok_or(WriteError::ChunkTooLarge { tag, len: payload_len as u64 + 8 })?;
+    let header_len = usize::from(form.header_len());
+    if header_len != 8 {
+        out.copy_within(at + 8.., at + header_len);
+        out.truncate(at + header_len + payload_len);
+    }
+    out[at..at + header_len].copy_from_slice(&header_bytes(form, tag, payload_len)[..header_len]);
+    Ok(())
+}
+
 /// Appends a chunk with the given payload and the narrowest header.
 pub fn write_data_chunk(out: &mut Vec<u8>, tag: Tag, payload: &[u8]) -> Result<(), WriteError> {
     tag.validate().map_err(|_| WriteError::InvalidTag { tag })?;
@@ -419,6 +443,21 @@ mod tests {
         let chunk = read_chunk(&mut r)?;
         r.finish("chunk")?;
         Ok(chunk)
+    }
+
+    /// A chunk begun and finished in place is the chunk `write_data_chunk` writes, whatever its header form.
+    #[test]
+    fn chunks_finished_in_place() {
+        for (tag, len) in [(Tag(0x10), 3), (Tag(0x10), 40), (Tag::VOPS, 5), (Tag::VOPS, 20_000)] {
+            let payload: Vec<u8> = (0..len).map(|i| i as u8).collect();
+            let mut expected = vec![0xAA];
+            write_data_chunk(&mut expected, tag, &payload).unwrap();
+            let mut out = vec![0xAA];
+            let at = begin_chunk(&mut out);
+            out.extend_from_slice(&payload);
+            finish_chunk(&mut out, at, tag).unwrap();
+            assert_eq!(out, expected);
+        }
     }
 
     fn data(tag: Tag, payload: &[u8]) -> Vec<u8> {

@@ -126,9 +126,28 @@ pub fn write_uvli64(out: &mut Vec<u8>, value: u64) {
     }
 }
 
+/// `UVLI64_LEN[z]`: the length of the shortest UVLI64 form of a value with `z` leading zero bits.
+const UVLI64_LEN: [u8; 65] = {
+    let mut table = [0u8; 65];
+    let mut zeros = 0;
+    while zeros <= 64 {
+        let bits = 64 - zeros;
+        table[zeros] = if bits > 56 {
+            9
+        } else if bits == 0 {
+            1
+        } else {
+            bits.div_ceil(7) as u8
+        };
+        zeros += 1;
+    }
+    table
+};
+
 #[inline(never)]
 fn write_uvli64_slow(out: &mut Vec<u8>, value: u64) {
-    let bytes = uvli64_len(value);
+    let bytes = usize::from(UVLI64_LEN[value.leading_zeros() as usize % 65]);
+    debug_assert_eq!(bytes, uvli64_len(value));
     if bytes == 9 {
         out.push(0xFF);
         out.extend_from_slice(&value.to_be_bytes());
