@@ -6,10 +6,11 @@
 //! the stream's pools ([`VopStream::registers`], [`VopStream::labels`]).
 //!
 //! Decoding is strictly sequential over the whole chunk with one set of MTF lists, empty at the start and never reset
-//! (A13, B44). [`VopDecoder`] yields one VOP at a time for callers that stream; [`VopStream::read`] collects them.
-//! [`VopEncoder`] applies the canonical rule: a value found in its list is written as a repeat (A13). It takes whole
-//! [`Vop`]s, or a VOP field by field ([`VopEncoder::begin`] and the field methods) for writers that know each
-//! register's and type's list slot and so need no search ([`SearchMtf::find_or_push_at`]).
+//! (A13, B44). [`VopDecoder`] yields one VOP at a time for callers that stream ([`VopDecoder::next_vop_into`] refills
+//! one reused `Vop`); [`VopStream::read`] collects them. [`VopEncoder`] applies the canonical rule: a value found in
+//! its list is written as a repeat (A13). It takes whole [`Vop`]s, or a VOP field by field ([`VopEncoder::begin`] and
+//! the field methods) for writers that keep, per register and type, the cell of its list entry and so need no search
+//! ([`SearchMtf::find_or_push_at`]).
 
 use super::error::{ErrorKind, FormatError, WriteError};
 use super::immediate::{field_interleaved, field_split, Immediate};
