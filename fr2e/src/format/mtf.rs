@@ -88,16 +88,6 @@ impl Order {
     #[inline]
     fn move_to_front(&mut self, position: usize) -> usize {
         let slot = self.slot(position);
-        if position < 8 {
-            // Most repeats are of recent entries: the first eight positions in one 64-bit word.
-            let mut bytes = [0u8; 8];
-            bytes.copy_from_slice(&self.0[..8]);
-            let first = u64::from_le_bytes(bytes);
-            let keep = u64::MAX.checked_shl(8 * (position as u32 + 1)).unwrap_or(0);
-            let moved = (first & keep) | ((first << 8) & !keep) | slot as u64;
-            self.0[..8].copy_from_slice(&moved.to_le_bytes());
-            return slot;
-        }
         let lo = self.half(0);
         if position < 16 {
             let keep = KEEP[position];
