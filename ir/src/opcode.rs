@@ -1,6 +1,6 @@
 //! The one opcode table.
 //!
-//! Every opcode is declared once, as a row of [`for_each_opcode!`]: its variant,
+//! Every opcode is declared once, as a row of `for_each_opcode!`: its variant,
 //! mnemonic, operand shape, result rule and flags. `Opcode`, its lookups, the
 //! printer's names, the reader's dispatch and the verifier's dispatch all expand
 //! the same rows (an X-macro, like LLVM's `Instruction.def` or wasmparser's

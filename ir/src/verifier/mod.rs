@@ -12,7 +12,7 @@
 //! per-instruction passes of a function share one walk over its instructions
 //! (one pass over memory instead of three), with their errors kept apart so the
 //! reported order is still upstream's; the most common instructions first try
-//! a fast path that only confirms validity (see [`fast`]). Dominators use
+//! a fast path that only confirms validity (see `fast.rs`). Dominators use
 //! Cooper–Harvey–Kennedy over reverse postorder with O(1) dominance queries
 //! (see [`cfg`]). Verification never mutates the module; scratch tables are
 //! allocated once per module, and each function's rules run back to back so
