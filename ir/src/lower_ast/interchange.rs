@@ -1,7 +1,7 @@
 //! The AST format-2 JSON envelope: strict decoding and canonical encoding
 //! (whale-upstream §f.1; docs/interchange.md).
 //!
-//! Texts in the common forms are read by [`super::fast_json`]: a hand-written
+//! Texts in the common forms are read by `fast_json.rs`: a hand-written
 //! reader straight into a borrowed tree in a bump arena, which is then copied
 //! into the owned [`Program`]. It declines every text outside the forms it can
 //! check exactly (escapes in strings, unusual numbers, other versions, anything
@@ -12,7 +12,7 @@
 //!
 //! The strict path reads an accepted text in one pass: serde_json deserializes the
 //! envelope into [`Program`] with derived, `deny_unknown_fields` types, through
-//! [`Strict`] so that a struct is only ever read from an object. That pass alone
+//! `Strict` so that a struct is only ever read from an object. That pass alone
 //! is as strict as the format: every object of the schema is either a struct,
 //! whose derived visitor rejects an unknown field and a repeated known one (keys
 //! are compared unescaped, so `"glob\u0061ls"` repeats `"globals"`), or an enum
@@ -33,7 +33,7 @@
 //! error. Errors cost two passes (after the fast reader's attempt); accepted texts, one.
 //!
 //! Large pretty-printed texts, which are mostly indentation, are first copied
-//! without their layout whitespace ([`super::whitespace`]), which has the same
+//! without their layout whitespace (`whitespace.rs`), which has the same
 //! tokens; errors are then reported from the original text, so positions are
 //! always serde_json's line and column (both 1-based) in the caller's text.
 

@@ -2,9 +2,9 @@
 //! its O0 lowering to IR (whale-upstream §f, whale-ir §6, docs/interchange.md).
 //!
 //! - [`frontend`]: the node kinds ([`Program`], [`Stmt`], [`Expr`], …).
-//! - [`interchange`]: [`decode`](interchange::decode) rejects anything not exactly
+//! - [`interchange`]: [`decode`] rejects anything not exactly
 //!   format 2 (duplicate keys, unknown or missing fields, trailing values, other
-//!   versions or features) and [`encode`](interchange::encode) writes the
+//!   versions or features) and [`encode`] writes the
 //!   canonical envelope.
 //! - [`lower_o0`]: builds a [`crate::Module`] with upstream's numbering, block
 //!   names and errors ([`LowerError`]); variables declared without an
