@@ -233,17 +233,43 @@ impl ModuleAssembler {
     }
 
     /// Appends an instruction to the open block, defining `result` with its type.
+    #[inline]
     pub fn push(&mut self, data: InstData, result: Option<(ValueId, TypeId)>) -> Result<InstId, AssembleError> {
+        // The usual case inline: a block is open and the result is the next value id, or there is none.
+        if self.current_block.is_some() {
+            let next = match result {
+                None => true,
+                Some((value, ty)) if value.index() == self.m.value_types.len() && value.as_u32() <= self.max_id => {
+                    self.m.value_types.push(PackedOption::some(ty));
+                    true
+                }
+                Some(_) => false,
+            };
+            if next {
+                return Ok(self.append(data, result));
+            }
+        }
+        self.push_checked(data, result)
+    }
+
+    /// Stores an instruction whose result, if any, is already defined.
+    #[inline]
+    fn append(&mut self, data: InstData, result: Option<(ValueId, TypeId)>) -> InstId {
+        let inst = InstId::new(self.m.insts.len());
+        self.m.insts.push(data);
+        self.m.inst_results.push(result.map(|(v, _)| v).into());
+        inst
+    }
+
+    /// [`push`](Self::push) for every other case: no open block, or a result id out of order, too large or taken.
+    fn push_checked(&mut self, data: InstData, result: Option<(ValueId, TypeId)>) -> Result<InstId, AssembleError> {
         if self.current_block.is_none() {
             return Err(AssembleError::NoBlock);
         }
         if let Some((value, ty)) = result {
             self.define_value(value, ty)?;
         }
-        let inst = InstId::new(self.m.insts.len());
-        self.m.insts.push(data);
-        self.m.inst_results.push(result.map(|(v, _)| v).into());
-        Ok(inst)
+        Ok(self.append(data, result))
     }
 
     /// Rewrites every block operand (branch targets, switch cases, phi predecessors) of the open function's
@@ -360,5 +386,28 @@ mod tests {
             a.begin_function(FunctionId::from_u32(0), name, TypeId::VOID, BlockId::from_u32(0), &params),
             Err(AssembleError::DuplicateValue(v))
         );
+    }
+
+    #[test]
+    fn results_in_order_and_out_of_order() {
+        let mut a = ModuleAssembler::new("x86_64-whale-linux", DataLayout::default_64bit_le(), 10);
+        let name = a.intern("f");
+        a.begin_function(FunctionId::from_u32(0), name, TypeId::VOID, BlockId::from_u32(0), &[]).unwrap();
+        a.begin_block(BlockId::from_u32(0), name).unwrap();
+        let ty = TypeId::I32;
+        let data = a.constant(ConstValue::I(7));
+        let value = |n| ValueId::from_u32(n);
+        // In order (the inline path), then a gap, then the gap filled, then a repeat and an id above the limit.
+        assert_eq!(a.push(data, Some((value(0), ty))), Ok(InstId::from_u32(0)));
+        assert_eq!(a.push(data, Some((value(2), ty))), Ok(InstId::from_u32(1)));
+        assert_eq!(a.push(data, Some((value(1), ty))), Ok(InstId::from_u32(2)));
+        assert_eq!(a.push(data, Some((value(3), ty))), Ok(InstId::from_u32(3)));
+        assert_eq!(a.push(data, Some((value(2), ty))), Err(AssembleError::DuplicateValue(value(2))));
+        let too_large = AssembleError::IdTooLarge { what: "value", id: 11, limit: 10 };
+        for n in 4..=10 {
+            assert!(a.push(data, Some((value(n), ty))).is_ok());
+        }
+        assert_eq!(a.push(data, Some((value(11), ty))), Err(too_large));
+        assert_eq!(a.finish().inst_count(), 11);
     }
 }
