@@ -808,10 +808,11 @@ impl StagedBytes {
     /// Appends the shortest UVLI64 form of `value` (A4.1).
     #[inline(always)]
     fn uvli64(&mut self, value: u64) {
-        if self.len > STAGE - 8 {
+        let mut at = self.len;
+        if at > STAGE - 8 {
             self.flush();
+            at = 0;
         }
-        let at = self.len;
         if value < 0x80 {
             self.block[at] = value as u8;
             self.len = at + 1;
