@@ -44,10 +44,10 @@ use crate::format::mtf::MtfCell;
 use crate::format::mutf8;
 use crate::format::register::Register;
 use crate::format::strings::{StringTable, StringTableBuilder, StringTag};
-use crate::format::tlv::{begin_chunk, finish_chunk, write_data_chunk, Tag};
+use crate::format::tlv::{begin_chunk, finish_chunk, small_header, write_data_chunk, Tag};
 use crate::format::trace::{write_traces, TraceRecord};
 use crate::format::type_id::{simple_form, VopType};
-use crate::format::vli::{uvli64_len, write_svli, write_uvli32, write_uvli64};
+use crate::format::vli::{uvli64_len, write_svli, write_uvli32, write_uvli64, write_uvli64_word};
 use crate::format::vop::{
     opcode as op, EncodeError, VopEncoder, MASK_DST, MASK_IMM, MASK_SRCA, MASK_SRCB, MASK_SRCC, MASK_STYPE, MASK_TYPE,
 };
@@ -497,7 +497,7 @@ fn lower_err(e: EncodeError) -> LowerError {
     }
 }
 
-/// At most 16 bytes, appended as one fixed-size copy (cheaper than a variable-length one for short attributes).
+/// At most 16 bytes, copied as a fixed-size block (cheaper than a variable-length copy for short attributes).
 struct ShortBytes {
     bytes: [u8; 16],
     len: usize,
@@ -512,13 +512,6 @@ impl ShortBytes {
 
     fn len(&self) -> usize {
         self.len
-    }
-
-    #[inline]
-    fn append_to(&self, out: &mut Vec<u8>) {
-        let at = out.len();
-        out.extend_from_slice(&self.bytes);
-        out.truncate(at + self.len);
     }
 }
 
@@ -961,14 +954,14 @@ impl<'m> Lower<'m> {
             let ty =
                 m.value_type(v).ok_or_else(|| LowerError::UndefinedValue { func: f.name.to_string(), value: v })?;
             let id = v.as_u32();
-            let id_len = if id as usize == base + j { 0 } else { 2 + uvli64_len(id.into()) };
+            let has_id = id as usize != base + j;
             if !matches!(self.short_s_attributes.get(ty.index()), Some(Some(_))) {
                 let mut bytes = Vec::new();
                 self.type_attribute(&mut bytes, ty)?;
                 match ShortBytes::new(&bytes) {
                     Some(short) => self.short_s_attributes[ty.index()] = Some(short),
                     None => {
-                        if id_len != 0 {
+                        if has_id {
                             Self::uvli32_attribute(&mut bytes, profile::TAG_VALUE_ID, id)?;
                         }
                         write_data_chunk(list, Tag::VARIABLE, &bytes)?;
@@ -979,13 +972,22 @@ impl<'m> Lower<'m> {
             let Some(Some(s_attribute)) = self.short_s_attributes.get(ty.index()) else {
                 return Err(Self::module_error("a type is not in the module's type table"));
             };
-            let total = 2 + s_attribute.len() + id_len;
-            debug_assert!(total <= MAX_SMALL_LEN as usize);
-            list.extend_from_slice(&[(total as u8) << 3 | 3, Tag::VARIABLE.0 as u8]);
-            s_attribute.append_to(list);
-            if id_len != 0 {
-                Self::uvli32_attribute(list, profile::TAG_VALUE_ID, id)?;
+            // The whole `V` in a fixed block: header, `s` attribute, then the ValueId attribute when present (a BYTE
+            // tag and at most 5 payload bytes, so again the small form), appended as one fixed-size copy.
+            let mut entry = [0u8; 32];
+            entry[2..18].copy_from_slice(&s_attribute.bytes);
+            let mut len = 2 + s_attribute.len();
+            if has_id {
+                let (word, bytes) = write_uvli64_word(id.into());
+                entry[len..len + 2].copy_from_slice(&small_header(profile::TAG_VALUE_ID, 2 + bytes));
+                entry[len + 2..len + 10].copy_from_slice(&word.to_be_bytes());
+                len += 2 + bytes;
             }
+            debug_assert!(len <= MAX_SMALL_LEN as usize);
+            entry[..2].copy_from_slice(&small_header(Tag::VARIABLE, len));
+            let at = list.len();
+            list.extend_from_slice(&entry);
+            list.truncate(at + len);
         }
         Ok(())
     }
@@ -993,8 +995,7 @@ impl<'m> Lower<'m> {
     fn uvli32_attribute(out: &mut Vec<u8>, tag: Tag, value: u32) -> Result<(), LowerError> {
         if tag.0 < 0x100 {
             // A BYTE tag and at most 5 payload bytes: the small header form (A2.2), written in place.
-            let total = 2 + uvli64_len(value.into()) as u8;
-            out.extend_from_slice(&[total << 3 | 3, tag.0 as u8]);
+            out.extend_from_slice(&small_header(tag, 2 + uvli64_len(value.into())));
             write_uvli32(out, value);
             return Ok(());
         }

@@ -245,7 +245,7 @@ impl<T: MtfItem> SearchMtf<T> {
     }
 
     /// The first slot whose position is `position`, if any: eight positions at a time, a byte equal to `position`
-    /// found as a zero byte of the difference (exact here: positions are below 32 or [`FREE`]).
+    /// found as a zero byte of the difference (exact here: positions are at most 32 or [`FREE`]).
     #[inline(always)]
     fn first_slot_at(&self, position: u8) -> Option<usize> {
         const LOW: u64 = 0x7F7F_7F7F_7F7F_7F7F;
@@ -294,15 +294,29 @@ impl<T: MtfItem> SearchMtf<T> {
     fn push_slot(&mut self, value: T) -> usize {
         let slot = if self.len < MTF_CAPACITY {
             self.len += 1;
-            self.len - 1
+            let slot = self.len - 1;
+            self.move_to_front(slot, FREE);
+            slot
         } else {
-            self.first_slot_at(MTF_CAPACITY as u8 - 1).unwrap_or(0) % MTF_CAPACITY
+            self.push_back_all()
         };
         self.items[slot] = value;
         self.keys[slot] = value.key();
         self.pushes += 1;
         self.cells[slot] = self.pushes << 5 | slot as u64;
-        self.move_to_front(slot, self.positions[slot]);
+        slot
+    }
+
+    /// In a full list, moves every entry back one and returns the slot of the one that falls off (the oldest), now
+    /// at the front: one pass finds it and moves the others, where a search for the oldest entry would be another.
+    #[inline(always)]
+    fn push_back_all(&mut self) -> usize {
+        for p in &mut self.positions {
+            *p += 1;
+        }
+        // Exactly one entry was at the last position; the fallback only keeps the index in range.
+        let slot = self.first_slot_at(MTF_CAPACITY as u8).unwrap_or(0) % MTF_CAPACITY;
+        self.positions[slot] = 0;
         slot
     }
 

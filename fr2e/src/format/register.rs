@@ -267,14 +267,22 @@ impl Register {
     /// indices against `strings`.
     #[inline(always)]
     pub fn write(&self, out: &mut Vec<u8>, strings: &StringTable) -> Result<(), WriteError> {
-        // The common case inline: an unversioned temporary or argument, `interleave(0, base) << 3 | tag`.
-        let word = match *self {
-            Register::Temporary { base, seq: 0 } if base < 1 << 31 => spread_base(base) << 3 | 2,
-            Register::Arg { base, seq: 0 } if base < 1 << 31 => spread_base(base) << 3 | 4,
-            _ => return self.write_other(out, strings),
-        };
-        write_uvli64(out, word);
+        match self.write_common_word() {
+            Some(word) => write_uvli64(out, word),
+            None => return self.write_other(out, strings),
+        }
         Ok(())
+    }
+
+    /// The UVLI64 word [`write`](Self::write) appends for the common registers, unversioned temporaries and
+    /// arguments (`interleave(0, base) << 3 | tag`); `None` for every other register.
+    #[inline(always)]
+    pub fn write_common_word(&self) -> Option<u64> {
+        match *self {
+            Register::Temporary { base, seq: 0 } if base < 1 << 31 => Some(spread_base(base) << 3 | 2),
+            Register::Arg { base, seq: 0 } if base < 1 << 31 => Some(spread_base(base) << 3 | 4),
+            _ => None,
+        }
     }
 
     /// [`write`](Self::write) for every register but the unversioned temporaries and arguments.
@@ -344,7 +352,13 @@ impl Register {
     /// Appends a repeat of register-MTF entry `index`.
     #[inline]
     pub fn write_repeat(out: &mut Vec<u8>, index: usize) {
-        write_uvli64(out, (index as u64) << 3);
+        write_uvli64(out, Self::write_repeat_word(index));
+    }
+
+    /// The UVLI64 word of a repeat of register-MTF entry `index`.
+    #[inline(always)]
+    pub fn write_repeat_word(index: usize) -> u64 {
+        (index as u64) << 3
     }
 }
 

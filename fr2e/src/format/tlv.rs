@@ -408,16 +408,21 @@ pub fn write_data_chunk(out: &mut Vec<u8>, tag: Tag, payload: &[u8]) -> Result<(
     Ok(())
 }
 
+/// The small header form (A2.2) of a chunk of `total` bytes, header included, with a BYTE tag: for writers that lay
+/// out short chunks in place. `total` must be at most [`MAX_SMALL_LEN`](super::limits::MAX_SMALL_LEN).
+#[inline(always)]
+pub fn small_header(tag: Tag, total: usize) -> [u8; 2] {
+    debug_assert!(tag.0 < 0x100 && total <= super::limits::MAX_SMALL_LEN as usize);
+    [(total as u8) << 3 | 3, tag.0 as u8]
+}
+
 /// The header of a chunk; `form` was chosen by [`HeaderForm::canonical`], so the length and tag fit it.
 fn header_bytes(form: HeaderForm, tag: Tag, payload_len: usize) -> [u8; 8] {
     let total = (payload_len + usize::from(form.header_len())) as u32;
     let mut h = [0u8; 8];
     let t = tag.0.to_le_bytes();
     match form {
-        HeaderForm::Small => {
-            h[0] = ((total as u8) << 3) | 3;
-            h[1] = t[0];
-        }
+        HeaderForm::Small => h[..2].copy_from_slice(&small_header(tag, total as usize)),
         HeaderForm::Word => {
             h[..2].copy_from_slice(&((total as u16) << 2).to_le_bytes());
             h[2..4].copy_from_slice(&t[..2]);

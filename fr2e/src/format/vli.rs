@@ -153,13 +153,27 @@ fn write_uvli64_slow(out: &mut Vec<u8>, value: u64) {
         out.extend_from_slice(&value.to_be_bytes());
         return;
     }
-    // `bytes - 1` leading ones, then a zero (A4.1), above the value's big-endian bytes; appending a fixed eight bytes
-    // and cutting the unused ones is cheaper than a variable-length copy.
-    let marker = u64::from((0xFF00u16 >> (bytes - 1)) as u8) << (8 * (bytes - 1));
-    let word = (value | marker) << (8 * (8 - bytes));
+    // Appending a fixed eight bytes and cutting the unused ones is cheaper than a variable-length copy.
     let at = out.len();
-    out.extend_from_slice(&word.to_be_bytes());
+    out.extend_from_slice(&uvli64_word(value, bytes).to_be_bytes());
     out.truncate(at + bytes);
+}
+
+/// The shortest UVLI64 form of a `value` below 2^56 as a big-endian word and its length: the form's `len` bytes first,
+/// then zeros, for writers that store a fixed eight bytes and advance by `len`.
+#[inline(always)]
+pub fn write_uvli64_word(value: u64) -> (u64, usize) {
+    debug_assert!(value < 1 << 56);
+    let bytes = usize::from(UVLI64_LEN[value.leading_zeros() as usize % 65]);
+    (uvli64_word(value, bytes), bytes)
+}
+
+/// The `bytes`-byte UVLI64 form of `value` (below 9 bytes), aligned to the top of a word: `bytes - 1` leading ones,
+/// then a zero (A4.1), above the value's big-endian bytes.
+#[inline(always)]
+fn uvli64_word(value: u64, bytes: usize) -> u64 {
+    let marker = u64::from((0xFF00u16 >> (bytes - 1)) as u8) << (8 * (bytes - 1));
+    (value | marker) << (8 * (8 - bytes))
 }
 
 /// Number of bytes of the shortest UVLI64 form of `value`.

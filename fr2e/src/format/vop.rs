@@ -20,7 +20,7 @@ use super::reader::Reader;
 use super::register::{Register, RegisterWord};
 use super::strings::{check_index, StringTable};
 use super::type_id::{TypeWord, VopType};
-use super::vli::{compact, deinterleave, interleave, write_svli, write_uvli32, write_uvli64};
+use super::vli::{compact, deinterleave, fold, interleave, write_uvli64, write_uvli64_word};
 
 /// Mask bit: opcode number (A8.1).
 pub const MASK_OPN: u32 = 1;
@@ -594,7 +594,7 @@ impl From<WriteError> for EncodeError {
 /// Canonical encoder of a `vops` stream.
 #[derive(Clone, Debug)]
 pub struct VopEncoder<'s> {
-    out: Vec<u8>,
+    out: StagedBytes,
     strings: &'s StringTable,
     masks: SearchMtf<u32>,
     /// The mask list's cell of each mask value (masks have 11 bits), so masks are never searched.
@@ -608,7 +608,7 @@ impl<'s> VopEncoder<'s> {
     /// An encoder appending to `out`, with empty MTF lists.
     pub fn new(strings: &'s StringTable, out: Vec<u8>) -> Self {
         Self {
-            out,
+            out: StagedBytes::new(out),
             strings,
             masks: SearchMtf::new(0),
             mask_cells: vec![MtfCell::EMPTY; 1 << VOP_MASK_BITS],
@@ -620,14 +620,14 @@ impl<'s> VopEncoder<'s> {
 
     /// The encoded bytes.
     pub fn finish(self) -> Vec<u8> {
-        self.out
+        self.out.finish()
     }
 
     /// Appends one VOP. On error the output and the lists are left in an unspecified state.
     pub fn encode(&mut self, vop: &Vop, registers: &[Register], labels: &[u32]) -> Result<(), EncodeError> {
         self.begin(vop.opn, vop.opr, vop.field_bits())?;
         if let Some(prd) = vop.prd {
-            write_uvli32(&mut self.out, prd);
+            self.out.uvli32(prd);
         }
         if let Some(ty) = vop.ty {
             self.ty(ty)?;
@@ -656,16 +656,16 @@ impl<'s> VopEncoder<'s> {
         let mask = form(opn, opr) | (fields & !3);
         let cell = self.mask_cells.get_mut(mask as usize).ok_or(EncodeError::Vop("mask bits above bit 10"))?;
         match self.masks.find_or_push_at(&mask, cell) {
-            Some(i) => write_uvli32(&mut self.out, (i as u32) << 2),
-            None => write_uvli32(&mut self.out, mask),
+            Some(i) => self.out.uvli32((i as u32) << 2),
+            None => self.out.uvli32(mask),
         }
         match mask & 3 {
-            1 => write_uvli32(&mut self.out, opn),
+            1 => self.out.uvli32(opn),
             // The canonical rule chose this form only for interleaves below 128.
-            2 => write_uvli32(&mut self.out, interleave(opn, opr) as u32),
+            2 => self.out.uvli32(interleave(opn, opr) as u32),
             _ => {
-                write_uvli32(&mut self.out, opn);
-                write_uvli32(&mut self.out, opr);
+                self.out.uvli32(opn);
+                self.out.uvli32(opr);
             }
         }
         Ok(())
@@ -678,8 +678,9 @@ impl<'s> VopEncoder<'s> {
     pub fn ty_at(&mut self, ty: VopType, cell: &mut MtfCell) -> Result<(), EncodeError> {
         debug_assert_eq!(ty, ty.normalize(self.strings), "a type was not in normal form");
         match self.types.find_or_push_at(&ty, cell) {
-            Some(i) => VopType::write_repeat(&mut self.out, i),
-            None => ty.write(&mut self.out, self.strings)?,
+            // The form `VopType::write_repeat` appends: the type word's repeat tag `11` (A9).
+            Some(i) => self.out.uvli32((i as u32) << 2 | 3),
+            None => ty.write(self.out.vec(), self.strings)?,
         }
         Ok(())
     }
@@ -689,8 +690,8 @@ impl<'s> VopEncoder<'s> {
     #[inline(always)]
     pub fn register_at(&mut self, register: &Register, cell: &mut MtfCell) -> Result<(), EncodeError> {
         match self.registers.find_or_push_at(register, cell) {
-            Some(i) => Register::write_repeat(&mut self.out, i),
-            None => register.write(&mut self.out, self.strings)?,
+            Some(i) => self.out.uvli64(Register::write_repeat_word(i)),
+            None => self.literal_register(register)?,
         }
         Ok(())
     }
@@ -699,14 +700,24 @@ impl<'s> VopEncoder<'s> {
     /// registers with [`register`](Self::register) or [`register_at`](Self::register_at).
     #[inline]
     pub fn begin_args(&mut self, len: u32) {
-        write_uvli64(&mut self.out, u64::from(len) << 4 | 5);
+        self.out.uvli64(u64::from(len) << 4 | 5);
+    }
+
+    /// A register's own form: the common ones staged, the others appended by [`Register::write`].
+    #[inline(always)]
+    fn literal_register(&mut self, register: &Register) -> Result<(), WriteError> {
+        match register.write_common_word() {
+            Some(word) => self.out.uvli64(word),
+            None => register.write(self.out.vec(), self.strings)?,
+        }
+        Ok(())
     }
 
     fn ty(&mut self, ty: VopType) -> Result<(), EncodeError> {
         let ty = ty.normalize(self.strings);
         match self.types.find_or_push(&ty) {
-            Some(i) => VopType::write_repeat(&mut self.out, i),
-            None => ty.write(&mut self.out, self.strings)?,
+            Some(i) => VopType::write_repeat(self.out.vec(), i),
+            None => ty.write(self.out.vec(), self.strings)?,
         }
         Ok(())
     }
@@ -715,8 +726,8 @@ impl<'s> VopEncoder<'s> {
     #[inline]
     pub fn register(&mut self, register: &Register) -> Result<(), EncodeError> {
         match self.registers.find_or_push(register) {
-            Some(i) => Register::write_repeat(&mut self.out, i),
-            None => register.write(&mut self.out, self.strings)?,
+            Some(i) => self.out.uvli64(Register::write_repeat_word(i)),
+            None => self.literal_register(register)?,
         }
         Ok(())
     }
@@ -727,7 +738,7 @@ impl<'s> VopEncoder<'s> {
         // while the literal is written below).
         if imm.in_mtf() {
             if let Some(i) = self.immediates.find_or_push(imm) {
-                write_uvli64(&mut self.out, (i as u64) << 4);
+                self.out.uvli64((i as u64) << 4);
                 return Ok(());
             }
         }
@@ -740,16 +751,16 @@ impl<'s> VopEncoder<'s> {
                 if magnitude >= 1 << 60 {
                     return Err(WriteError::OutOfRange { what: "integer immediate", value: v.into() }.into());
                 }
-                write_uvli64(&mut self.out, magnitude << 4 | tag);
+                self.out.uvli64(magnitude << 4 | tag);
             }
-            Immediate::Label(label) => write_uvli64(&mut self.out, u64::from(label) << 4 | 3),
+            Immediate::Label(label) => self.out.uvli64(u64::from(label) << 4 | 3),
             Immediate::String(index) => {
                 check_index(index.into(), self.strings)?;
-                write_uvli64(&mut self.out, u64::from(index) << 4 | 4);
+                self.out.uvli64(u64::from(index) << 4 | 4);
             }
             Immediate::ArgList { start, len } => {
                 let args = pool_slice(registers, start, len).ok_or_else(|| pool_error(start, len))?;
-                write_uvli64(&mut self.out, u64::from(len) << 4 | 5);
+                self.out.uvli64(u64::from(len) << 4 | 5);
                 for register in args {
                     self.register(register)?;
                 }
@@ -757,22 +768,83 @@ impl<'s> VopEncoder<'s> {
             Immediate::JumpTable { base, start, len } => {
                 let table = pool_slice(labels, start, len).filter(|t| !t.is_empty());
                 let table = table.ok_or_else(|| pool_error(start, len))?;
-                write_uvli64(&mut self.out, u64::from(len - 1) << 4 | 6);
-                write_svli(&mut self.out, base);
+                self.out.uvli64(u64::from(len - 1) << 4 | 6);
+                self.out.uvli64(fold(base));
                 for &label in table {
-                    write_uvli32(&mut self.out, label);
+                    self.out.uvli32(label);
                 }
             }
             Immediate::Field { literal, field } => match field_interleaved(literal, field) {
-                Some(merged) => write_uvli64(&mut self.out, merged << 4 | 7),
+                Some(merged) => self.out.uvli64(merged << 4 | 7),
                 None => {
-                    self.out.push(0x07);
-                    write_uvli64(&mut self.out, literal);
-                    write_uvli64(&mut self.out, field);
+                    self.out.uvli64(0x07);
+                    self.out.uvli64(literal);
+                    self.out.uvli64(field);
                 }
             },
         }
         Ok(())
+    }
+}
+
+/// Size of the [`StagedBytes`] block.
+const STAGE: usize = 256;
+
+/// The encoder's output: a fixed block in front of the `Vec`, so that a field costs one word store and an add rather
+/// than the `Vec`'s length and capacity handling per byte. The block moves to the `Vec` when it is nearly full and
+/// before anything is appended to the `Vec` directly ([`vec`](Self::vec)).
+#[derive(Clone, Debug)]
+struct StagedBytes {
+    out: Vec<u8>,
+    block: [u8; STAGE],
+    len: usize,
+}
+
+impl StagedBytes {
+    fn new(out: Vec<u8>) -> Self {
+        StagedBytes { out, block: [0; STAGE], len: 0 }
+    }
+
+    /// Appends the shortest UVLI64 form of `value` (A4.1).
+    #[inline(always)]
+    fn uvli64(&mut self, value: u64) {
+        let mut at = self.len;
+        if at > STAGE - 8 {
+            self.flush();
+            at = 0;
+        }
+        if value < 0x80 {
+            self.block[at] = value as u8;
+            self.len = at + 1;
+        } else if value < 1 << 56 {
+            let (word, bytes) = write_uvli64_word(value);
+            self.block[at..at + 8].copy_from_slice(&word.to_be_bytes());
+            self.len = at + bytes;
+        } else {
+            write_uvli64(self.vec(), value);
+        }
+    }
+
+    /// Appends the shortest UVLI32 form of `value` (A4.2), the UVLI64 form of the same number.
+    #[inline(always)]
+    fn uvli32(&mut self, value: u32) {
+        self.uvli64(u64::from(value));
+    }
+
+    /// The `Vec`, with everything staged so far appended.
+    fn vec(&mut self) -> &mut Vec<u8> {
+        self.flush();
+        &mut self.out
+    }
+
+    fn flush(&mut self) {
+        self.out.extend_from_slice(&self.block[..self.len]);
+        self.len = 0;
+    }
+
+    fn finish(mut self) -> Vec<u8> {
+        self.flush();
+        self.out
     }
 }
 
