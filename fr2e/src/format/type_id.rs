@@ -142,7 +142,13 @@ impl VopType {
 
     /// Appends a repeat of type-MTF entry `index`.
     pub(crate) fn write_repeat(out: &mut Vec<u8>, index: usize) {
-        write_uvli32(out, (index as u32) << 2 | 3);
+        write_uvli32(out, Self::repeat_word(index));
+    }
+
+    /// The type word of a repeat of type-MTF entry `index` (below 32): the repeat tag `11` (A9).
+    #[inline(always)]
+    pub(crate) const fn repeat_word(index: usize) -> u32 {
+        (index as u32) << 2 | 3
     }
 }
 

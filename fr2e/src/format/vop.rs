@@ -678,8 +678,7 @@ impl<'s> VopEncoder<'s> {
     pub fn ty_at(&mut self, ty: VopType, cell: &mut MtfCell) -> Result<(), EncodeError> {
         debug_assert_eq!(ty, ty.normalize(self.strings), "a type was not in normal form");
         match self.types.find_or_push_at(&ty, cell) {
-            // The form `VopType::write_repeat` appends: the type word's repeat tag `11` (A9).
-            Some(i) => self.out.uvli32((i as u32) << 2 | 3),
+            Some(i) => self.out.uvli32(VopType::repeat_word(i)),
             None => ty.write(self.out.vec(), self.strings)?,
         }
         Ok(())
