@@ -279,7 +279,8 @@ impl<'a> Lift<'a> {
         let Some(Immediate::String(index)) = vop.imm else {
             return Err(Error::lift(LiftErrorKind::Invalid("a string immediate is expected"), at));
         };
-        let bytes = match self.strings.bytes(index.into()) {
+        let strings = self.strings;
+        let bytes = match strings.bytes(index.into()) {
             Some(bytes) => bytes,
             None => return Err(Error::lift(LiftErrorKind::Invalid("a trap reason is NULL"), at)),
         };

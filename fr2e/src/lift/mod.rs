@@ -153,6 +153,7 @@ fn lift(bytes: &[u8], limits: &ReadLimits, record_offsets: bool) -> Result<(Modu
         gbld: Vec::new(),
         labels: FxHashSet::default(),
         claimed: Vec::new(),
+        names: FxHashMap::default(),
         spare_tables: body::BodyTables::default(),
         record_offsets,
         inst_offsets: Vec::new(),
@@ -667,6 +668,8 @@ struct Lift<'a> {
     labels: FxHashSet<u32>,
     /// Trace records already given to a body.
     claimed: Vec<bool>,
+    /// The interned text of each name's M-UTF-8 bytes.
+    names: FxHashMap<&'a [u8], StrId>,
     /// Per-body tables, kept between bodies.
     spare_tables: body::BodyTables,
     /// Whether to fill `inst_offsets` and `block_offsets` (only to place a verifier error).
@@ -705,9 +708,15 @@ impl<'a> Lift<'a> {
         Ok(())
     }
 
-    fn intern_name(&mut self, bytes: Option<&[u8]>, at: u64) -> Result<StrId, Error> {
-        let text = text(bytes.unwrap_or_default(), at)?;
-        Ok(self.asm.intern(&text))
+    fn intern_name(&mut self, bytes: Option<&'a [u8]>, at: u64) -> Result<StrId, Error> {
+        // Names repeat across functions (`entry`, `loop`, parameter names): each distinct text is decoded once.
+        let bytes = bytes.unwrap_or_default();
+        if let Some(&id) = self.names.get(bytes) {
+            return Ok(id);
+        }
+        let id = self.asm.intern(&text(bytes, at)?);
+        self.names.insert(bytes, id);
+        Ok(id)
     }
 
     // ---- types ---------------------------------------------------------------------------------------------------
