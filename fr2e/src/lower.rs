@@ -1,20 +1,24 @@
 //! The writer: an `ir::Module` to its one canonical FR2E image (`fr2e.md` Part C, checklist A14).
 //!
 //! Every instruction is turned into *logical* VOPs ([`Lvop`]: opcode, operator, type ids and abstract operands) by
-//! one emitter, [`Emitter::body`], and three passes consume that same stream, so they cannot disagree about what is
-//! written. The emitter is generic over its sink, so each pass gets its own inlined copy and no call is dynamic:
+//! one emitter, [`Emitter::body`], in one walk of the IR; the plan consumes that stream and records it, and the
+//! later passes replay the records, so they cannot disagree about what is written:
 //!
-//! 1. **plan** (per FN entry in GBLD order): Temporary numbers by first definition, Local numbers of the allocas, the
-//!    blocks in emission order, and the LITD order of structs and tuples (first occurrence, post-order, C1); labels
-//!    and trace-table indices then count through the bodies in the order their VOPs are written. The lists of all
-//!    bodies share one vector per kind ([`Plans`]), so planning allocates nothing per body;
+//! 1. **plan** (per FN entry in GBLD order): walks the body once. Temporary numbers by first definition, Local
+//!    numbers of the allocas, the blocks in emission order, and the LITD order of structs and tuples (first
+//!    occurrence, post-order, C1); labels and trace-table indices then count through the bodies in the order their
+//!    VOPs are written. Each logical VOP is also recorded as a fixed nine-word record (`tape::Record`: the operands
+//!    stay IR ids, since registers, labels and string indices are only known later), so the emitter's errors are all
+//!    raised here. The lists and records of all bodies share one vector per kind ([`Plans`]), so planning allocates
+//!    nothing per body;
 //! 2. **strings** (bodies in storage order): the phase-2 strings of A14.5 — non-simple Type IDs and trap reasons —
 //!    after the phase-1 strings that writing the LITD and GBLD entries interned, replayed from the first uses that
 //!    the plan recorded per body (no second walk);
-//! 3. **encode**: logical VOPs field by field through the format layer's canonical [`VopEncoder`] (MTF lists, mask
-//!    forms) into the `vops` payload, plus one trace per block and a header per body. No [`Vop`](crate::format::Vop)
-//!    is built: the writer keeps, per Temporary and Arg number and per type, the MTF cell the encoder last gave it,
-//!    so the canonical "repeat if listed" rule needs no search (`SearchMtf::find_or_push_at`).
+//! 3. **encode** (bodies in storage order): replays each body's records field by field through the format layer's
+//!    canonical [`VopEncoder`] (MTF lists, mask forms) into the `vops` payload, plus one trace per block and a header
+//!    per body; the IR is not walked again. No [`Vop`](crate::format::Vop) is built: the writer keeps, per Temporary
+//!    and Arg number and per type, the MTF cell the encoder last gave it, so the canonical "repeat if listed" rule
+//!    needs no search (`SearchMtf::find_or_push_at`).
 //!
 //! Entries are written by hand with the format layer's chunk helpers rather than through the [`crate::format::Entry`]
 //! model: a body has one `R` variable per value, and caching each type's encoded `s` attribute as a fixed-size block
@@ -33,8 +37,8 @@ use rustc_hash::FxHashMap;
 use ir::entity::EntityRef;
 
 use ir::{
-    BlockId, ConstExpr, ConstExprKind, ConstRef, ConstValue, EntityList, FunctionId, GlobalId, InstData, Linkage,
-    Module, Opcode, SigId, StrId, Type, TypeId, TypeKey, TypeTable, ValueId,
+    BlockId, ConstExpr, ConstExprKind, ConstRef, ConstValue, FunctionId, GlobalId, InstData, Linkage, Module, Opcode,
+    SigId, StrId, Type, TypeId, TypeKey, TypeTable, ValueId,
 };
 
 use crate::error::LowerError;
@@ -48,9 +52,7 @@ use crate::format::tlv::{begin_chunk, finish_chunk, small_header, write_data_chu
 use crate::format::trace::{write_traces, TraceRecord};
 use crate::format::type_id::{simple_form, VopType};
 use crate::format::vli::{uvli64_len, write_svli, write_uvli32, write_uvli64, write_uvli64_word};
-use crate::format::vop::{
-    opcode as op, EncodeError, VopEncoder, MASK_DST, MASK_IMM, MASK_SRCA, MASK_SRCB, MASK_SRCC, MASK_STYPE, MASK_TYPE,
-};
+use crate::format::vop::{opcode as op, EncodeError, VopEncoder};
 use crate::profile::{self, class};
 
 /// Writes `module` as its canonical FR2E image.
@@ -126,11 +128,13 @@ enum Operand {
 #[derive(Clone, Copy, Debug)]
 enum Imm {
     None,
-    Int(i64),
+    /// An integer immediate (an `extract` index, or the 0 offset of a load or store).
+    Int(u32),
     Label(BlockId),
     Reason(StrId),
-    /// An argument list: the values of a pool list.
-    Args(EntityList),
+    /// An argument list: the pool list of a call's arguments or a `gep`'s indices, named by its instruction (the
+    /// plan records logical VOPs as 32-bit words, and a list handle cannot be rebuilt from one).
+    Args(ir::InstId),
     /// The empty switch's jump table: no entries, only the default.
     EmptyTable(BlockId),
 }
@@ -161,6 +165,132 @@ impl Lvop {
             srcb: Operand::None,
             srcc: Operand::None,
             imm: Imm::None,
+        }
+    }
+}
+
+/// Logical VOPs recorded by the plan pass and replayed by the encode pass, so the IR is walked once.
+///
+/// A [`Record`] is an [`Lvop`] in nine 32-bit words: every operand and immediate payload is a 32-bit id or integer,
+/// and their kinds fit in the header word beside `opn` and the VOP's field mask. The records of the whole module
+/// share one vector, so the buffer is 36 bytes per VOP and allocates nothing per body.
+mod tape {
+    use super::{BlockId, FunctionId, Imm, Lvop, Operand, StrId, TypeId, ValueId};
+    use crate::format::vop::{MASK_DST, MASK_IMM, MASK_SRCA, MASK_SRCB, MASK_SRCC, MASK_STYPE, MASK_TYPE};
+
+    /// The header: `opn` in bits 0-7, the field mask (A8.1; its bits 2-9) in bits 8-15, then a 3-bit kind each for
+    /// `dst`, `srca`, `srcb`, `srcc` and the immediate, from bit 16.
+    const FIELDS: u32 = 6;
+    const KINDS: u32 = 16;
+
+    #[derive(Clone, Copy)]
+    pub(super) struct Record {
+        head: u32,
+        pub(super) opr: u32,
+        ty: u32,
+        stype: u32,
+        operands: [u32; 4],
+        imm: u32,
+    }
+
+    const _: () = assert!(std::mem::size_of::<Record>() == 36);
+
+    /// Operand kind and payload (kind 0 is [`Operand::None`]).
+    #[inline(always)]
+    fn operand_word(o: Operand) -> (u32, u32) {
+        match o {
+            Operand::None => (0, 0),
+            Operand::Value(v) => (1, v.as_u32()),
+            Operand::Local(m) => (2, m),
+            Operand::Function(f) => (3, f.as_u32()),
+            Operand::FunctionAddress(f) => (4, f.as_u32()),
+            Operand::ConstInst(i) => (5, i.as_u32()),
+            Operand::ConstKey(k) => (6, k.as_u32()),
+            Operand::Zero => (7, 0),
+        }
+    }
+
+    impl Record {
+        #[inline(always)]
+        pub(super) fn new(l: &Lvop) -> Self {
+            debug_assert!(l.opn < 0x100);
+            let bit = |present: bool, bit: u32| if present { bit } else { 0 };
+            let mut fields = bit(l.ty.is_some(), MASK_TYPE)
+                | bit(l.stype.is_some(), MASK_STYPE)
+                | bit(!matches!(l.imm, Imm::None), MASK_IMM);
+            let mut kinds = 0;
+            let mut operands = [0; 4];
+            for (k, (o, mask)) in [(l.dst, MASK_DST), (l.srca, MASK_SRCA), (l.srcb, MASK_SRCB), (l.srcc, MASK_SRCC)]
+                .into_iter()
+                .enumerate()
+            {
+                let (kind, payload) = operand_word(o);
+                fields |= bit(kind != 0, mask);
+                kinds |= kind << (3 * k as u32);
+                operands[k] = payload;
+            }
+            let (kind, imm) = match l.imm {
+                Imm::None => (0, 0),
+                Imm::Int(v) => (1, v),
+                Imm::Label(b) => (2, b.as_u32()),
+                Imm::Reason(r) => (3, r.as_u32()),
+                Imm::Args(inst) => (4, inst.as_u32()),
+                Imm::EmptyTable(b) => (5, b.as_u32()),
+            };
+            kinds |= kind << 12;
+            let head = l.opn | fields << FIELDS | kinds << KINDS;
+            let ty = l.ty.map_or(0, TypeId::as_u32);
+            let stype = l.stype.map_or(0, TypeId::as_u32);
+            Record { head, opr: l.opr, ty, stype, operands, imm }
+        }
+
+        #[inline(always)]
+        pub(super) fn opn(&self) -> u32 {
+            self.head & 0xFF
+        }
+
+        /// The VOP's field mask, without `MASK_OPN` and `MASK_OPR`.
+        #[inline(always)]
+        pub(super) fn fields(&self) -> u32 {
+            (self.head >> FIELDS) & 0x3FC
+        }
+
+        #[inline(always)]
+        pub(super) fn ty(&self) -> Option<TypeId> {
+            (self.fields() & MASK_TYPE != 0).then_some(TypeId::from_u32(self.ty))
+        }
+
+        #[inline(always)]
+        pub(super) fn stype(&self) -> Option<TypeId> {
+            (self.fields() & MASK_STYPE != 0).then_some(TypeId::from_u32(self.stype))
+        }
+
+        /// Operand `k`: 0 `dst`, 1 `srca`, 2 `srcb`, 3 `srcc`.
+        #[inline(always)]
+        pub(super) fn operand(&self, k: usize) -> Operand {
+            let payload = self.operands[k];
+            match (self.head >> (KINDS + 3 * k as u32)) & 7 {
+                1 => Operand::Value(ValueId::from_u32(payload)),
+                2 => Operand::Local(payload),
+                3 => Operand::Function(FunctionId::from_u32(payload)),
+                4 => Operand::FunctionAddress(FunctionId::from_u32(payload)),
+                5 => Operand::ConstInst(ir::InstId::from_u32(payload)),
+                6 => Operand::ConstKey(ir::ConstId::from_u32(payload)),
+                7 => Operand::Zero,
+                _ => Operand::None,
+            }
+        }
+
+        #[inline(always)]
+        pub(super) fn imm(&self) -> Imm {
+            match (self.head >> (KINDS + 12)) & 7 {
+                1 => Imm::Int(self.imm),
+                2 => Imm::Label(BlockId::from_u32(self.imm)),
+                3 => Imm::Reason(StrId::from_u32(self.imm)),
+                4 => Imm::Args(ir::InstId::from_u32(self.imm)),
+                5 => Imm::EmptyTable(BlockId::from_u32(self.imm)),
+                _ => Imm::None,
+            }
         }
     }
 }
@@ -307,13 +437,9 @@ impl<'m> Emitter<'m> {
                 }
                 return Ok(());
             }
-            InstData::Extract { agg, index } => Lvop {
-                ty: Some(result_ty()?),
-                dst,
-                srca: value(agg),
-                imm: Imm::Int(index.into()),
-                ..Lvop::new(op::X_EXTRACT)
-            },
+            InstData::Extract { agg, index } => {
+                Lvop { ty: Some(result_ty()?), dst, srca: value(agg), imm: Imm::Int(index), ..Lvop::new(op::X_EXTRACT) }
+            }
             InstData::Memory { op: Opcode::Alloca, align, ty, .. } => {
                 let local = self.allocas;
                 self.allocas += 1;
@@ -349,8 +475,8 @@ impl<'m> Emitter<'m> {
                 let v = |x: u32| value(ValueId::from_u32(x));
                 Lvop { opr: align, srca: v(a), srcb: v(b), srcc: v(c), ..Lvop::new(opn) }
             }
-            InstData::Gep { base, indices } => {
-                Lvop { ty: Some(result_ty()?), dst, srca: value(base), imm: Imm::Args(indices), ..Lvop::new(op::X_GEP) }
+            InstData::Gep { base, .. } => {
+                Lvop { ty: Some(result_ty()?), dst, srca: value(base), imm: Imm::Args(inst), ..Lvop::new(op::X_GEP) }
             }
             InstData::FuncRef { func, .. } => {
                 let srca = match func.expand() {
@@ -359,18 +485,18 @@ impl<'m> Emitter<'m> {
                 };
                 Lvop { ty: Some(result_ty()?), dst, srca, ..Lvop::new(op::MOV) }
             }
-            InstData::Call { callee, args } => Lvop {
+            InstData::Call { callee, .. } => Lvop {
                 ty: Some(rty.unwrap_or(TypeId::VOID)),
                 dst,
                 srca: Operand::Function(callee),
-                imm: Imm::Args(args),
+                imm: Imm::Args(inst),
                 ..Lvop::new(op::CALL)
             },
-            InstData::CallIndirect { callee, args } => Lvop {
+            InstData::CallIndirect { callee, .. } => Lvop {
                 ty: Some(rty.unwrap_or(TypeId::VOID)),
                 dst,
                 srca: value(callee),
-                imm: Imm::Args(args),
+                imm: Imm::Args(inst),
                 ..Lvop::new(op::CALL)
             },
             InstData::TrapIf { cond, reason } => Lvop {
@@ -434,6 +560,8 @@ struct Body {
     string_uses: Range<usize>,
     /// Whether the body has `const_decl` instructions (their records go in tag 0x18).
     const_decls: bool,
+    /// The body's logical VOPs, recorded for the encode pass ([`tape`]).
+    vops: Range<usize>,
 }
 
 /// The lists of every [`Body`], one vector each for the whole module (so planning a body allocates nothing).
@@ -443,6 +571,7 @@ struct Plans {
     temps: Vec<ValueId>,
     allocas: Vec<TypeId>,
     string_uses: Vec<StringUse>,
+    vops: Vec<tape::Record>,
 }
 
 /// A use of a phase-2 string (A14.5): a VOP type (a string when it has no simple form) or a trap reason.
@@ -598,6 +727,8 @@ impl<'m> Lower<'m> {
             self.visit_type(g.ty);
         }
         let mut planned = 0;
+        // About one record per instruction, plus the labels.
+        self.plans.vops.reserve(m.inst_count() + m.inst_count() / 8);
         for (i, d) in m.declarations().enumerate() {
             let sig = self.types.sig(d.sig);
             for &p in sig.params.iter() {
@@ -684,7 +815,7 @@ impl<'m> Lower<'m> {
             strings_written = write_data_chunk(&mut out, Tag::STRI, &stri);
         }
         let vops = begin_chunk(&mut out);
-        let traces = self.encode(&strings, &mut out)?;
+        let traces = self.encode(&plans, &strings, &mut out)?;
         let vtrs = write_traces(&traces)?;
         strings_written?;
         if out.len() == vops + 8 {
@@ -729,11 +860,13 @@ impl<'m> Lower<'m> {
         }
         let (blocks, temps, allocas, string_uses) =
             (self.plans.blocks.len(), self.plans.temps.len(), self.plans.allocas.len(), self.plans.string_uses.len());
+        let vops = self.plans.vops.len();
         let mut const_decls = false;
         // Marks the types this body has used so far.
         let stamp = index as u32 + 1;
         let mut emitter = Emitter::new(m, f);
         emitter.body(&mut |vop| {
+            self.plans.vops.push(tape::Record::new(vop));
             if let Imm::Label(b) = vop.imm {
                 if vop.opn == op::LABEL {
                     self.plans.blocks.push(b);
@@ -788,6 +921,7 @@ impl<'m> Lower<'m> {
             header: 0,
             string_uses: string_uses..self.plans.string_uses.len(),
             const_decls,
+            vops: vops..self.plans.vops.len(),
         });
         Ok(())
     }
@@ -1242,7 +1376,7 @@ impl<'m> Lower<'m> {
     // ---- encode --------------------------------------------------------------------------------------------------
 
     /// Pass 3: the `vops` payload, appended to `out`, and the `vtrs` records, bodies in storage order.
-    fn encode(&self, strings: &StringTable, out: &mut Vec<u8>) -> Result<Vec<TraceRecord>, LowerError> {
+    fn encode(&self, plans: &Plans, strings: &StringTable, out: &mut Vec<u8>) -> Result<Vec<TraceRecord>, LowerError> {
         let m = self.m;
         let mut encoder = VopEncoder::new(strings, std::mem::take(out));
         let mut traces = Vec::new();
@@ -1260,15 +1394,14 @@ impl<'m> Lower<'m> {
             let (gbld, first_trace, func_name) = (body.gbld, traces.len() as u64, m.function_at(index).name);
             let start = count;
             block_starts.clear();
-            let mut emitter = Emitter::new(m, m.function_at(index));
-            emitter.body(&mut |lvop| {
-                if lvop.opn == op::LABEL {
+            // The plan recorded the body's logical VOPs (and reported the emitter's errors): replay them.
+            for record in &plans.vops[body.vops.clone()] {
+                if record.opn() == op::LABEL {
                     block_starts.push(count);
                 }
-                self.write_vop(&mut encoder, lvop, &mut cells, func_name)?;
+                self.write_vop(&mut encoder, record, &mut cells, func_name)?;
                 count += 1;
-                Ok(())
-            })?;
+            }
             for (k, &block_start) in block_starts.iter().enumerate() {
                 let end = block_starts.get(k + 1).copied().unwrap_or(count);
                 let b_ops = if k == 0 { -(start as i64) } else { (block_start - start) as i64 };
@@ -1323,44 +1456,46 @@ impl<'m> Lower<'m> {
         }))
     }
 
-    /// Writes one logical VOP field by field (A8.1 order). Temporary and Arg registers and types go through their
+    /// Writes one recorded logical VOP field by field (A8.1 order). Temporary and Arg registers and types go through their
     /// cells, so the encoder never searches its register and type lists for them (see
     /// `SearchMtf::find_or_push_at`); every such register and every type of the stream is written here, which keeps
     /// the cells exact.
     #[inline(always)]
-    fn write_vop(&self, enc: &mut VopEncoder, l: &Lvop, cells: &mut Cells, func: &str) -> Result<(), LowerError> {
-        let bit = |present: bool, bit: u32| if present { bit } else { 0 };
-        let operand = |o: Operand| !matches!(o, Operand::None);
-        let fields = bit(l.ty.is_some(), MASK_TYPE)
-            | bit(l.stype.is_some(), MASK_STYPE)
-            | bit(operand(l.dst), MASK_DST)
-            | bit(operand(l.srca), MASK_SRCA)
-            | bit(operand(l.srcb), MASK_SRCB)
-            | bit(operand(l.srcc), MASK_SRCC)
-            | bit(!matches!(l.imm, Imm::None), MASK_IMM);
-        enc.begin(l.opn, l.opr, fields).map_err(lower_err)?;
-        if let Some(t) = l.ty {
+    fn write_vop(
+        &self,
+        enc: &mut VopEncoder,
+        r: &tape::Record,
+        cells: &mut Cells,
+        func: &str,
+    ) -> Result<(), LowerError> {
+        enc.begin(r.opn(), r.opr, r.fields()).map_err(lower_err)?;
+        if let Some(t) = r.ty() {
             self.write_type(enc, t, cells)?;
         }
-        if let Some(t) = l.stype {
+        if let Some(t) = r.stype() {
             self.write_type(enc, t, cells)?;
         }
-        for o in [l.dst, l.srca, l.srcb, l.srcc] {
-            match o {
+        for k in 0..4 {
+            match r.operand(k) {
                 Operand::None => {}
                 Operand::Value(v) => self.write_value(enc, v, cells, func)?,
                 other => self.write_constant_operand(enc, other, func)?,
             }
         }
-        let imm = match l.imm {
+        let imm = match r.imm() {
             Imm::None => return Ok(()),
-            Imm::Int(v) => Immediate::Int(v),
+            Imm::Int(v) => Immediate::Int(v.into()),
             Imm::Label(b) => Immediate::Label(self.label(b, func)?),
             Imm::Reason(s) => Immediate::String(
                 *self.reasons.get(&s).ok_or_else(|| Self::module_error("a trap reason was not interned"))?,
             ),
-            Imm::Args(list) => {
-                let values = self.m.list(list);
+            Imm::Args(inst) => {
+                let values = match *self.m.inst(inst) {
+                    InstData::Gep { indices: list, .. }
+                    | InstData::Call { args: list, .. }
+                    | InstData::CallIndirect { args: list, .. } => self.m.list(list),
+                    _ => &[],
+                };
                 enc.begin_args(values.len() as u32);
                 for &v in values {
                     self.write_value(enc, ValueId::from_u32(v), cells, func)?;
