@@ -7,10 +7,10 @@
 //! 1. **plan** (per FN entry in GBLD order): walks the body once. Temporary numbers by first definition, Local
 //!    numbers of the allocas, the blocks in emission order, and the LITD order of structs and tuples (first
 //!    occurrence, post-order, C1); labels and trace-table indices then count through the bodies in the order their
-//!    VOPs are written. Each logical VOP is also recorded as a fixed nine-word record (`tape::Record`: the operands
-//!    stay IR ids, since registers, labels and string indices are only known later), so the emitter's errors are all
-//!    raised here. The lists and records of all bodies share one vector per kind ([`Plans`]), so planning allocates
-//!    nothing per body;
+//!    VOPs are written. The logical VOPs themselves are recorded too (an [`Lvop`] is a fixed nine-word record
+//!    whose operands stay IR ids, since registers, labels and string indices are only known later), so the emitter's
+//!    errors are all raised here. The lists and records of all bodies share one vector per kind ([`Plans`]), so
+//!    planning allocates nothing per body (the records take 36 bytes per VOP);
 //! 2. **strings** (bodies in storage order): the phase-2 strings of A14.5 — non-simple Type IDs and trap reasons —
 //!    after the phase-1 strings that writing the LITD and GBLD entries interned, replayed from the first uses that
 //!    the plan recorded per body (no second walk);
@@ -52,7 +52,9 @@ use crate::format::tlv::{begin_chunk, finish_chunk, small_header, write_data_chu
 use crate::format::trace::{write_traces, TraceRecord};
 use crate::format::type_id::{simple_form, VopType};
 use crate::format::vli::{uvli64_len, write_svli, write_uvli32, write_uvli64, write_uvli64_word};
-use crate::format::vop::{opcode as op, EncodeError, VopEncoder};
+use crate::format::vop::{
+    opcode as op, EncodeError, VopEncoder, MASK_DST, MASK_IMM, MASK_SRCA, MASK_SRCB, MASK_SRCC, MASK_STYPE, MASK_TYPE,
+};
 use crate::profile::{self, class};
 
 /// Writes `module` as its canonical FR2E image.
@@ -139,158 +141,155 @@ enum Imm {
     EmptyTable(BlockId),
 }
 
-/// A logical VOP: what the encoder writes, with types and operands still in IR terms.
-#[derive(Clone, Copy, Debug)]
+/// A logical VOP: what the encoder writes, with types and operands still in IR terms (registers, labels and string
+/// indices are only known once every body is planned).
+///
+/// It is kept in nine 32-bit words, the form in which the plan records it for the encode pass: every operand and
+/// immediate payload is a 32-bit id or integer, and their kinds fit in the header word beside `opn` and the VOP's
+/// field mask. [`Operand`] and [`Imm`] are the views the emitter builds it from and the passes read it through.
+#[derive(Clone, Copy)]
 struct Lvop {
-    opn: u32,
+    /// `opn` in bits 0-7, the field mask (A8.1; its bits 2-9) in bits 8-15, then a 3-bit kind each for `dst`, `srca`,
+    /// `srcb`, `srcc` and the immediate, from bit 16 (kind 0: absent).
+    head: u32,
     opr: u32,
-    ty: Option<TypeId>,
-    stype: Option<TypeId>,
-    dst: Operand,
-    srca: Operand,
-    srcb: Operand,
-    srcc: Operand,
-    imm: Imm,
+    ty: u32,
+    stype: u32,
+    operands: [u32; 4],
+    imm: u32,
 }
+
+const _: () = assert!(std::mem::size_of::<Lvop>() == 36);
 
 impl Lvop {
-    const fn new(opn: u32) -> Self {
-        Lvop {
-            opn,
-            opr: 0,
-            ty: None,
-            stype: None,
-            dst: Operand::None,
-            srca: Operand::None,
-            srcb: Operand::None,
-            srcc: Operand::None,
-            imm: Imm::None,
-        }
-    }
-}
-
-/// Logical VOPs recorded by the plan pass and replayed by the encode pass, so the IR is walked once.
-///
-/// A [`Record`] is an [`Lvop`] in nine 32-bit words: every operand and immediate payload is a 32-bit id or integer,
-/// and their kinds fit in the header word beside `opn` and the VOP's field mask. The records of the whole module
-/// share one vector, so the buffer is 36 bytes per VOP and allocates nothing per body.
-mod tape {
-    use super::{BlockId, FunctionId, Imm, Lvop, Operand, StrId, TypeId, ValueId};
-    use crate::format::vop::{MASK_DST, MASK_IMM, MASK_SRCA, MASK_SRCB, MASK_SRCC, MASK_STYPE, MASK_TYPE};
-
-    /// The header: `opn` in bits 0-7, the field mask (A8.1; its bits 2-9) in bits 8-15, then a 3-bit kind each for
-    /// `dst`, `srca`, `srcb`, `srcc` and the immediate, from bit 16.
     const FIELDS: u32 = 6;
     const KINDS: u32 = 16;
+    const OPERAND_MASKS: [u32; 4] = [MASK_DST, MASK_SRCA, MASK_SRCB, MASK_SRCC];
 
-    #[derive(Clone, Copy)]
-    pub(super) struct Record {
-        head: u32,
-        pub(super) opr: u32,
-        ty: u32,
-        stype: u32,
-        operands: [u32; 4],
-        imm: u32,
+    const fn new(opn: u32) -> Self {
+        debug_assert!(opn < 0x100);
+        Lvop { head: opn, opr: 0, ty: 0, stype: 0, operands: [0; 4], imm: 0 }
     }
 
-    const _: () = assert!(std::mem::size_of::<Record>() == 36);
-
-    /// Operand kind and payload (kind 0 is [`Operand::None`]).
     #[inline(always)]
-    fn operand_word(o: Operand) -> (u32, u32) {
-        match o {
-            Operand::None => (0, 0),
+    fn with_opr(mut self, opr: u32) -> Self {
+        self.opr = opr;
+        self
+    }
+
+    #[inline(always)]
+    fn with_ty(mut self, ty: TypeId) -> Self {
+        self.ty = ty.as_u32();
+        self.head |= MASK_TYPE << Self::FIELDS;
+        self
+    }
+
+    #[inline(always)]
+    fn with_stype(mut self, ty: TypeId) -> Self {
+        self.stype = ty.as_u32();
+        self.head |= MASK_STYPE << Self::FIELDS;
+        self
+    }
+
+    /// Sets operand `k`: 0 `dst`, 1 `srca`, 2 `srcb`, 3 `srcc`.
+    #[inline(always)]
+    fn with_operand(mut self, k: usize, o: Operand) -> Self {
+        let (kind, payload) = match o {
+            Operand::None => return self,
             Operand::Value(v) => (1, v.as_u32()),
             Operand::Local(m) => (2, m),
             Operand::Function(f) => (3, f.as_u32()),
             Operand::FunctionAddress(f) => (4, f.as_u32()),
             Operand::ConstInst(i) => (5, i.as_u32()),
-            Operand::ConstKey(k) => (6, k.as_u32()),
+            Operand::ConstKey(c) => (6, c.as_u32()),
             Operand::Zero => (7, 0),
+        };
+        self.operands[k] = payload;
+        self.head |= Self::OPERAND_MASKS[k] << Self::FIELDS | kind << (Self::KINDS + 3 * k as u32);
+        self
+    }
+
+    #[inline(always)]
+    fn with_dst(self, o: Operand) -> Self {
+        self.with_operand(0, o)
+    }
+
+    #[inline(always)]
+    fn with_srca(self, o: Operand) -> Self {
+        self.with_operand(1, o)
+    }
+
+    #[inline(always)]
+    fn with_srcb(self, o: Operand) -> Self {
+        self.with_operand(2, o)
+    }
+
+    #[inline(always)]
+    fn with_srcc(self, o: Operand) -> Self {
+        self.with_operand(3, o)
+    }
+
+    #[inline(always)]
+    fn with_imm(mut self, imm: Imm) -> Self {
+        let (kind, payload) = match imm {
+            Imm::None => return self,
+            Imm::Int(v) => (1, v),
+            Imm::Label(b) => (2, b.as_u32()),
+            Imm::Reason(r) => (3, r.as_u32()),
+            Imm::Args(inst) => (4, inst.as_u32()),
+            Imm::EmptyTable(b) => (5, b.as_u32()),
+        };
+        self.imm = payload;
+        self.head |= MASK_IMM << Self::FIELDS | kind << (Self::KINDS + 12);
+        self
+    }
+
+    #[inline(always)]
+    fn opn(&self) -> u32 {
+        self.head & 0xFF
+    }
+
+    /// The VOP's field mask, without `MASK_OPN` and `MASK_OPR`.
+    #[inline(always)]
+    fn fields(&self) -> u32 {
+        (self.head >> Self::FIELDS) & 0x3FC
+    }
+
+    #[inline(always)]
+    fn ty(&self) -> Option<TypeId> {
+        (self.fields() & MASK_TYPE != 0).then_some(TypeId::from_u32(self.ty))
+    }
+
+    #[inline(always)]
+    fn stype(&self) -> Option<TypeId> {
+        (self.fields() & MASK_STYPE != 0).then_some(TypeId::from_u32(self.stype))
+    }
+
+    /// Operand `k`: 0 `dst`, 1 `srca`, 2 `srcb`, 3 `srcc`.
+    #[inline(always)]
+    fn operand(&self, k: usize) -> Operand {
+        let payload = self.operands[k];
+        match (self.head >> (Self::KINDS + 3 * k as u32)) & 7 {
+            1 => Operand::Value(ValueId::from_u32(payload)),
+            2 => Operand::Local(payload),
+            3 => Operand::Function(FunctionId::from_u32(payload)),
+            4 => Operand::FunctionAddress(FunctionId::from_u32(payload)),
+            5 => Operand::ConstInst(ir::InstId::from_u32(payload)),
+            6 => Operand::ConstKey(ir::ConstId::from_u32(payload)),
+            7 => Operand::Zero,
+            _ => Operand::None,
         }
     }
 
-    impl Record {
-        #[inline(always)]
-        pub(super) fn new(l: &Lvop) -> Self {
-            debug_assert!(l.opn < 0x100);
-            let bit = |present: bool, bit: u32| if present { bit } else { 0 };
-            let mut fields = bit(l.ty.is_some(), MASK_TYPE)
-                | bit(l.stype.is_some(), MASK_STYPE)
-                | bit(!matches!(l.imm, Imm::None), MASK_IMM);
-            let mut kinds = 0;
-            let mut operands = [0; 4];
-            for (k, (o, mask)) in [(l.dst, MASK_DST), (l.srca, MASK_SRCA), (l.srcb, MASK_SRCB), (l.srcc, MASK_SRCC)]
-                .into_iter()
-                .enumerate()
-            {
-                let (kind, payload) = operand_word(o);
-                fields |= bit(kind != 0, mask);
-                kinds |= kind << (3 * k as u32);
-                operands[k] = payload;
-            }
-            let (kind, imm) = match l.imm {
-                Imm::None => (0, 0),
-                Imm::Int(v) => (1, v),
-                Imm::Label(b) => (2, b.as_u32()),
-                Imm::Reason(r) => (3, r.as_u32()),
-                Imm::Args(inst) => (4, inst.as_u32()),
-                Imm::EmptyTable(b) => (5, b.as_u32()),
-            };
-            kinds |= kind << 12;
-            let head = l.opn | fields << FIELDS | kinds << KINDS;
-            let ty = l.ty.map_or(0, TypeId::as_u32);
-            let stype = l.stype.map_or(0, TypeId::as_u32);
-            Record { head, opr: l.opr, ty, stype, operands, imm }
-        }
-
-        #[inline(always)]
-        pub(super) fn opn(&self) -> u32 {
-            self.head & 0xFF
-        }
-
-        /// The VOP's field mask, without `MASK_OPN` and `MASK_OPR`.
-        #[inline(always)]
-        pub(super) fn fields(&self) -> u32 {
-            (self.head >> FIELDS) & 0x3FC
-        }
-
-        #[inline(always)]
-        pub(super) fn ty(&self) -> Option<TypeId> {
-            (self.fields() & MASK_TYPE != 0).then_some(TypeId::from_u32(self.ty))
-        }
-
-        #[inline(always)]
-        pub(super) fn stype(&self) -> Option<TypeId> {
-            (self.fields() & MASK_STYPE != 0).then_some(TypeId::from_u32(self.stype))
-        }
-
-        /// Operand `k`: 0 `dst`, 1 `srca`, 2 `srcb`, 3 `srcc`.
-        #[inline(always)]
-        pub(super) fn operand(&self, k: usize) -> Operand {
-            let payload = self.operands[k];
-            match (self.head >> (KINDS + 3 * k as u32)) & 7 {
-                1 => Operand::Value(ValueId::from_u32(payload)),
-                2 => Operand::Local(payload),
-                3 => Operand::Function(FunctionId::from_u32(payload)),
-                4 => Operand::FunctionAddress(FunctionId::from_u32(payload)),
-                5 => Operand::ConstInst(ir::InstId::from_u32(payload)),
-                6 => Operand::ConstKey(ir::ConstId::from_u32(payload)),
-                7 => Operand::Zero,
-                _ => Operand::None,
-            }
-        }
-
-        #[inline(always)]
-        pub(super) fn imm(&self) -> Imm {
-            match (self.head >> (KINDS + 12)) & 7 {
-                1 => Imm::Int(self.imm),
-                2 => Imm::Label(BlockId::from_u32(self.imm)),
-                3 => Imm::Reason(StrId::from_u32(self.imm)),
-                4 => Imm::Args(ir::InstId::from_u32(self.imm)),
-                5 => Imm::EmptyTable(BlockId::from_u32(self.imm)),
-                _ => Imm::None,
-            }
+    #[inline(always)]
+    fn imm(&self) -> Imm {
+        match (self.head >> (Self::KINDS + 12)) & 7 {
+            1 => Imm::Int(self.imm),
+            2 => Imm::Label(BlockId::from_u32(self.imm)),
+            3 => Imm::Reason(StrId::from_u32(self.imm)),
+            4 => Imm::Args(ir::InstId::from_u32(self.imm)),
+            5 => Imm::EmptyTable(BlockId::from_u32(self.imm)),
+            _ => Imm::None,
         }
     }
 }
@@ -334,7 +333,7 @@ impl<'m> Emitter<'m> {
             if m.block_function(block) != Some(f.index) {
                 return Err(self.invalid("a block of the function belongs to another function"));
             }
-            sink(&Lvop { imm: Imm::Label(block), ..Lvop::new(op::LABEL) })?;
+            sink(&Lvop::new(op::LABEL).with_imm(Imm::Label(block)))?;
             for inst in m.block_insts(block) {
                 self.inst(inst, m.inst(inst), m.inst_result(inst), sink)?;
             }
@@ -359,34 +358,32 @@ impl<'m> Emitter<'m> {
         let result_ty = || rty.ok_or_else(|| self.invalid("an instruction lacks its result"));
         let value = Operand::Value;
         let vop = match *data {
-            InstData::Nullary { op: Opcode::Undef } => Lvop { ty: Some(result_ty()?), dst, ..Lvop::new(op::X_UNDEF) },
+            InstData::Nullary { op: Opcode::Undef } => Lvop::new(op::X_UNDEF).with_ty(result_ty()?).with_dst(dst),
             InstData::Nullary { .. } => return Err(self.invalid("unknown nullary instruction")),
             InstData::Const { .. } | InstData::ConstWide { .. } | InstData::ConstDecl { .. } => {
-                Lvop { ty: Some(result_ty()?), dst, srca: Operand::ConstInst(inst), ..Lvop::new(op::MOV) }
+                Lvop::new(op::MOV).with_ty(result_ty()?).with_dst(dst).with_srca(Operand::ConstInst(inst))
             }
             InstData::Unary { op: Opcode::Not, arg } => {
-                Lvop { opr: 0x02, ty: Some(result_ty()?), dst, srca: value(arg), ..Lvop::new(op::UNARY) }
+                Lvop::new(op::UNARY).with_opr(0x02).with_ty(result_ty()?).with_dst(dst).with_srca(value(arg))
             }
-            InstData::Unary { arg, .. } => Lvop { ty: Some(result_ty()?), dst, srca: value(arg), ..Lvop::new(op::MOV) },
-            InstData::Binary { op: opcode, args } if opcode.is_checked() => Lvop {
-                opr: profile::checked_opr(opcode).ok_or_else(|| self.invalid("unknown checked operation"))?,
-                ty: Some(self.ty(args[0])?),
-                dst,
-                srca: value(args[0]),
-                srcb: value(args[1]),
-                ..Lvop::new(op::X_CHECKED)
-            },
+            InstData::Unary { arg, .. } => Lvop::new(op::MOV).with_ty(result_ty()?).with_dst(dst).with_srca(value(arg)),
+            InstData::Binary { op: opcode, args } if opcode.is_checked() => Lvop::new(op::X_CHECKED)
+                .with_opr(profile::checked_opr(opcode).ok_or_else(|| self.invalid("unknown checked operation"))?)
+                .with_ty(self.ty(args[0])?)
+                .with_dst(dst)
+                .with_srca(value(args[0]))
+                .with_srcb(value(args[1])),
             InstData::Binary { op: opcode, args } => {
                 let ty = result_ty()?;
-                Lvop {
-                    opr: profile::binary_opr(opcode, class(ty))
-                        .ok_or_else(|| self.invalid("unknown binary operation"))?,
-                    ty: Some(ty),
-                    dst,
-                    srca: value(args[0]),
-                    srcb: value(args[1]),
-                    ..Lvop::new(op::BINARY)
-                }
+                Lvop::new(op::BINARY)
+                    .with_opr(
+                        profile::binary_opr(opcode, class(ty))
+                            .ok_or_else(|| self.invalid("unknown binary operation"))?,
+                    )
+                    .with_ty(ty)
+                    .with_dst(dst)
+                    .with_srca(value(args[0]))
+                    .with_srcb(value(args[1]))
             }
             InstData::Compare { op: opcode, pred, args } => {
                 let ty = self.ty(args[0])?;
@@ -400,26 +397,27 @@ impl<'m> Emitter<'m> {
                     }
                     _ => (op::X_FCMP, profile::fcmp_opr(ir::FCmpPred::from_code(pred).ok_or_else(bad)?)),
                 };
-                Lvop { opr, ty: Some(ty), dst, srca: value(args[0]), srcb: value(args[1]), ..Lvop::new(opn) }
+                Lvop::new(opn)
+                    .with_opr(opr)
+                    .with_ty(ty)
+                    .with_dst(dst)
+                    .with_srca(value(args[0]))
+                    .with_srcb(value(args[1]))
             }
-            InstData::Select { cond, arms } => Lvop {
-                opr: 0x01,
-                ty: Some(result_ty()?),
-                stype: Some(self.ty(cond)?),
-                dst,
-                srca: value(arms[0]),
-                srcb: value(arms[1]),
-                srcc: value(cond),
-                ..Lvop::new(op::CSELCMP_Z)
-            },
-            InstData::Cast { op: opcode, arg } => Lvop {
-                opr: profile::cast_opr(opcode).ok_or_else(|| self.invalid("unknown cast"))?,
-                ty: Some(result_ty()?),
-                stype: Some(self.ty(arg)?),
-                dst,
-                srca: value(arg),
-                ..Lvop::new(op::CONV)
-            },
+            InstData::Select { cond, arms } => Lvop::new(op::CSELCMP_Z)
+                .with_opr(0x01)
+                .with_ty(result_ty()?)
+                .with_stype(self.ty(cond)?)
+                .with_dst(dst)
+                .with_srca(value(arms[0]))
+                .with_srcb(value(arms[1]))
+                .with_srcc(value(cond)),
+            InstData::Cast { op: opcode, arg } => Lvop::new(op::CONV)
+                .with_opr(profile::cast_opr(opcode).ok_or_else(|| self.invalid("unknown cast"))?)
+                .with_ty(result_ty()?)
+                .with_stype(self.ty(arg)?)
+                .with_dst(dst)
+                .with_srca(value(arg)),
             InstData::Phi { inputs } => {
                 let pairs = m.list(inputs);
                 if pairs.is_empty() {
@@ -427,116 +425,109 @@ impl<'m> Emitter<'m> {
                 }
                 let ty = result_ty()?;
                 for pair in pairs.chunks_exact(2) {
-                    sink(&Lvop {
-                        ty: Some(ty),
-                        dst,
-                        srca: value(ValueId::from_u32(pair[0])),
-                        imm: Imm::Label(BlockId::from_u32(pair[1])),
-                        ..Lvop::new(op::X_PHI)
-                    })?;
+                    sink(
+                        &Lvop::new(op::X_PHI)
+                            .with_ty(ty)
+                            .with_dst(dst)
+                            .with_srca(value(ValueId::from_u32(pair[0])))
+                            .with_imm(Imm::Label(BlockId::from_u32(pair[1]))),
+                    )?;
                 }
                 return Ok(());
             }
-            InstData::Extract { agg, index } => {
-                Lvop { ty: Some(result_ty()?), dst, srca: value(agg), imm: Imm::Int(index), ..Lvop::new(op::X_EXTRACT) }
-            }
+            InstData::Extract { agg, index } => Lvop::new(op::X_EXTRACT)
+                .with_ty(result_ty()?)
+                .with_dst(dst)
+                .with_srca(value(agg))
+                .with_imm(Imm::Int(index)),
             InstData::Memory { op: Opcode::Alloca, align, ty, .. } => {
                 let local = self.allocas;
                 self.allocas += 1;
-                Lvop { opr: align, ty: Some(ty), dst, srca: Operand::Local(local), ..Lvop::new(op::LDAVAR) }
+                Lvop::new(op::LDAVAR).with_opr(align).with_ty(ty).with_dst(dst).with_srca(Operand::Local(local))
             }
             InstData::Memory { op: opcode, align, ty, ptr } => {
                 let ptr = ptr.expand().ok_or_else(|| self.invalid("a memory access lacks its pointer"))?;
                 match opcode {
-                    Opcode::Load => Lvop {
-                        opr: align,
-                        ty: Some(ty),
-                        dst,
-                        srca: value(ptr),
-                        imm: Imm::Int(0),
-                        ..Lvop::new(op::LDIXIMM)
-                    },
-                    _ => Lvop { opr: align, ty: Some(ty), srca: value(ptr), ..Lvop::new(op::X_UNINIT) },
+                    Opcode::Load => Lvop::new(op::LDIXIMM)
+                        .with_opr(align)
+                        .with_ty(ty)
+                        .with_dst(dst)
+                        .with_srca(value(ptr))
+                        .with_imm(Imm::Int(0)),
+                    _ => Lvop::new(op::X_UNINIT).with_opr(align).with_ty(ty).with_srca(value(ptr)),
                 }
             }
-            InstData::Store { align, value: stored, ptr } => Lvop {
-                opr: align,
-                ty: Some(self.ty(stored)?),
-                dst: value(ptr),
-                srca: value(stored),
-                imm: Imm::Int(0),
-                ..Lvop::new(op::STIXIMM)
-            },
+            InstData::Store { align, value: stored, ptr } => Lvop::new(op::STIXIMM)
+                .with_opr(align)
+                .with_ty(self.ty(stored)?)
+                .with_dst(value(ptr))
+                .with_srca(value(stored))
+                .with_imm(Imm::Int(0)),
             InstData::Bulk { op: opcode, align, args } => {
                 let &[a, b, c] = m.list(args) else {
                     return Err(self.invalid("memcpy and memset take three operands"));
                 };
                 let opn = if opcode == Opcode::Memcpy { op::X_MEMCPY } else { op::X_MEMSET };
                 let v = |x: u32| value(ValueId::from_u32(x));
-                Lvop { opr: align, srca: v(a), srcb: v(b), srcc: v(c), ..Lvop::new(opn) }
+                Lvop::new(opn).with_opr(align).with_srca(v(a)).with_srcb(v(b)).with_srcc(v(c))
             }
-            InstData::Gep { base, .. } => {
-                Lvop { ty: Some(result_ty()?), dst, srca: value(base), imm: Imm::Args(inst), ..Lvop::new(op::X_GEP) }
-            }
+            InstData::Gep { base, .. } => Lvop::new(op::X_GEP)
+                .with_ty(result_ty()?)
+                .with_dst(dst)
+                .with_srca(value(base))
+                .with_imm(Imm::Args(inst)),
             InstData::FuncRef { func, .. } => {
                 let srca = match func.expand() {
                     Some(f) => Operand::FunctionAddress(f),
                     None => Operand::Zero,
                 };
-                Lvop { ty: Some(result_ty()?), dst, srca, ..Lvop::new(op::MOV) }
+                Lvop::new(op::MOV).with_ty(result_ty()?).with_dst(dst).with_srca(srca)
             }
-            InstData::Call { callee, .. } => Lvop {
-                ty: Some(rty.unwrap_or(TypeId::VOID)),
-                dst,
-                srca: Operand::Function(callee),
-                imm: Imm::Args(inst),
-                ..Lvop::new(op::CALL)
-            },
-            InstData::CallIndirect { callee, .. } => Lvop {
-                ty: Some(rty.unwrap_or(TypeId::VOID)),
-                dst,
-                srca: value(callee),
-                imm: Imm::Args(inst),
-                ..Lvop::new(op::CALL)
-            },
-            InstData::TrapIf { cond, reason } => Lvop {
-                ty: Some(self.ty(cond)?),
-                srca: value(cond),
-                imm: Imm::Reason(reason),
-                ..Lvop::new(op::X_TRAPIF)
-            },
-            InstData::Trap { reason } => Lvop { imm: Imm::Reason(reason), ..Lvop::new(op::X_TRAP) },
-            InstData::Br { dest } => Lvop { imm: Imm::Label(dest), ..Lvop::new(op::JMP) },
+            InstData::Call { callee, .. } => Lvop::new(op::CALL)
+                .with_ty(rty.unwrap_or(TypeId::VOID))
+                .with_dst(dst)
+                .with_srca(Operand::Function(callee))
+                .with_imm(Imm::Args(inst)),
+            InstData::CallIndirect { callee, .. } => Lvop::new(op::CALL)
+                .with_ty(rty.unwrap_or(TypeId::VOID))
+                .with_dst(dst)
+                .with_srca(value(callee))
+                .with_imm(Imm::Args(inst)),
+            InstData::TrapIf { cond, reason } => {
+                Lvop::new(op::X_TRAPIF).with_ty(self.ty(cond)?).with_srca(value(cond)).with_imm(Imm::Reason(reason))
+            }
+            InstData::Trap { reason } => Lvop::new(op::X_TRAP).with_imm(Imm::Reason(reason)),
+            InstData::Br { dest } => Lvop::new(op::JMP).with_imm(Imm::Label(dest)),
             InstData::Cbr { cond, dests } => {
-                sink(&Lvop {
-                    opr: 0x01,
-                    ty: Some(self.ty(cond)?),
-                    srca: value(cond),
-                    imm: Imm::Label(dests[0]),
-                    ..Lvop::new(op::JCMP_ZERO)
-                })?;
-                Lvop { imm: Imm::Label(dests[1]), ..Lvop::new(op::JMP) }
+                sink(
+                    &Lvop::new(op::JCMP_ZERO)
+                        .with_opr(0x01)
+                        .with_ty(self.ty(cond)?)
+                        .with_srca(value(cond))
+                        .with_imm(Imm::Label(dests[0])),
+                )?;
+                Lvop::new(op::JMP).with_imm(Imm::Label(dests[1]))
             }
             InstData::Switch { arg, default, cases } => {
                 let ty = self.ty(arg)?;
                 let cases = m.list(cases);
                 if cases.is_empty() {
-                    Lvop { ty: Some(ty), srca: value(arg), imm: Imm::EmptyTable(default), ..Lvop::new(op::JMPTAB) }
+                    Lvop::new(op::JMPTAB).with_ty(ty).with_srca(value(arg)).with_imm(Imm::EmptyTable(default))
                 } else {
                     for pair in cases.chunks_exact(2) {
-                        sink(&Lvop {
-                            ty: Some(ty),
-                            srca: value(arg),
-                            srcb: Operand::ConstKey(ir::ConstId::from_u32(pair[0])),
-                            imm: Imm::Label(BlockId::from_u32(pair[1])),
-                            ..Lvop::new(op::JCMP)
-                        })?;
+                        sink(
+                            &Lvop::new(op::JCMP)
+                                .with_ty(ty)
+                                .with_srca(value(arg))
+                                .with_srcb(Operand::ConstKey(ir::ConstId::from_u32(pair[0])))
+                                .with_imm(Imm::Label(BlockId::from_u32(pair[1]))),
+                        )?;
                     }
-                    Lvop { imm: Imm::Label(default), ..Lvop::new(op::JMP) }
+                    Lvop::new(op::JMP).with_imm(Imm::Label(default))
                 }
             }
             InstData::Ret { arg } => match arg.expand() {
-                Some(v) => Lvop { ty: Some(self.func.ret), srca: value(v), ..Lvop::new(op::RET) },
+                Some(v) => Lvop::new(op::RET).with_ty(self.func.ret).with_srca(value(v)),
                 None => Lvop::new(op::RETV),
             },
         };
@@ -571,7 +562,7 @@ struct Plans {
     temps: Vec<ValueId>,
     allocas: Vec<TypeId>,
     string_uses: Vec<StringUse>,
-    vops: Vec<tape::Record>,
+    vops: Vec<Lvop>,
 }
 
 /// A use of a phase-2 string (A14.5): a VOP type (a string when it has no simple form) or a trap reason.
@@ -866,15 +857,16 @@ impl<'m> Lower<'m> {
         let stamp = index as u32 + 1;
         let mut emitter = Emitter::new(m, f);
         emitter.body(&mut |vop| {
-            self.plans.vops.push(tape::Record::new(vop));
-            if let Imm::Label(b) = vop.imm {
-                if vop.opn == op::LABEL {
+            self.plans.vops.push(*vop);
+            let imm = vop.imm();
+            if let Imm::Label(b) = imm {
+                if vop.opn() == op::LABEL {
                     self.plans.blocks.push(b);
                 }
             }
-            if let Operand::Value(v) = vop.dst {
+            if let Operand::Value(v) = vop.operand(0) {
                 // The stored-to pointer of STIXIMM is a use (A8.5).
-                if vop.opn != op::STIXIMM {
+                if vop.opn() != op::STIXIMM {
                     if let Some(slot) = self.registers.get_mut(v.index()) {
                         if *slot == NONE {
                             *slot = (self.plans.temps.len() - temps) as u32;
@@ -886,12 +878,12 @@ impl<'m> Lower<'m> {
                     self.visit_type(t);
                 }
             }
-            match vop.srca {
-                Operand::Local(_) => self.plans.allocas.push(vop.ty.unwrap_or(TypeId::VOID)),
+            match vop.operand(1) {
+                Operand::Local(_) => self.plans.allocas.push(vop.ty().unwrap_or(TypeId::VOID)),
                 Operand::ConstInst(inst) => const_decls |= matches!(m.inst(inst), InstData::ConstDecl { .. }),
                 _ => {}
             }
-            for ty in [vop.ty, vop.stype].into_iter().flatten() {
+            for ty in [vop.ty(), vop.stype()].into_iter().flatten() {
                 self.visit_type(ty);
                 match self.type_marks.get_mut(ty.index()) {
                     Some(mark) if *mark == stamp => {}
@@ -903,7 +895,7 @@ impl<'m> Lower<'m> {
                     None => self.plans.string_uses.push(StringUse::Type(ty)),
                 }
             }
-            if let Imm::Reason(reason) = vop.imm {
+            if let Imm::Reason(reason) = imm {
                 if !self.plans.string_uses[string_uses..].contains(&StringUse::Reason(reason)) {
                     self.plans.string_uses.push(StringUse::Reason(reason));
                 }
@@ -1456,18 +1448,12 @@ impl<'m> Lower<'m> {
         }))
     }
 
-    /// Writes one recorded logical VOP field by field (A8.1 order). Temporary and Arg registers and types go through their
-    /// cells, so the encoder never searches its register and type lists for them (see
+    /// Writes one recorded logical VOP field by field (A8.1 order). Temporary and Arg registers and types go through
+    /// their cells, so the encoder never searches its register and type lists for them (see
     /// `SearchMtf::find_or_push_at`); every such register and every type of the stream is written here, which keeps
     /// the cells exact.
     #[inline(always)]
-    fn write_vop(
-        &self,
-        enc: &mut VopEncoder,
-        r: &tape::Record,
-        cells: &mut Cells,
-        func: &str,
-    ) -> Result<(), LowerError> {
+    fn write_vop(&self, enc: &mut VopEncoder, r: &Lvop, cells: &mut Cells, func: &str) -> Result<(), LowerError> {
         enc.begin(r.opn(), r.opr, r.fields()).map_err(lower_err)?;
         if let Some(t) = r.ty() {
             self.write_type(enc, t, cells)?;
