@@ -883,17 +883,11 @@ impl<'m> Lower<'m> {
                 Operand::ConstInst(inst) => const_decls |= matches!(m.inst(inst), InstData::ConstDecl { .. }),
                 _ => {}
             }
-            for ty in [vop.ty(), vop.stype()].into_iter().flatten() {
-                self.visit_type(ty);
-                match self.type_marks.get_mut(ty.index()) {
-                    Some(mark) if *mark == stamp => {}
-                    Some(mark) => {
-                        *mark = stamp;
-                        self.plans.string_uses.push(StringUse::Type(ty));
-                    }
-                    // Not in the type table: phase 2 reports it.
-                    None => self.plans.string_uses.push(StringUse::Type(ty)),
-                }
+            if let Some(ty) = vop.ty() {
+                self.use_type(ty, stamp);
+            }
+            if let Some(ty) = vop.stype() {
+                self.use_type(ty, stamp);
             }
             if let Imm::Reason(reason) = imm {
                 if !self.plans.string_uses[string_uses..].contains(&StringUse::Reason(reason)) {
@@ -916,6 +910,22 @@ impl<'m> Lower<'m> {
             vops: vops..self.plans.vops.len(),
         });
         Ok(())
+    }
+
+    /// Notes a VOP type of the body with storage index `stamp - 1`: for the LITD order, and as a phase-2 string use
+    /// at its first use in the body.
+    #[inline(always)]
+    fn use_type(&mut self, ty: TypeId, stamp: u32) {
+        self.visit_type(ty);
+        match self.type_marks.get_mut(ty.index()) {
+            Some(mark) if *mark == stamp => {}
+            Some(mark) => {
+                *mark = stamp;
+                self.plans.string_uses.push(StringUse::Type(ty));
+            }
+            // Not in the type table: phase 2 reports it.
+            None => self.plans.string_uses.push(StringUse::Type(ty)),
+        }
     }
 
     /// Post-order visit for the LITD order: members before the aggregate, each struct or tuple once (C1).
@@ -1461,13 +1471,10 @@ impl<'m> Lower<'m> {
         if let Some(t) = r.stype() {
             self.write_type(enc, t, cells)?;
         }
-        for k in 0..4 {
-            match r.operand(k) {
-                Operand::None => {}
-                Operand::Value(v) => self.write_value(enc, v, cells, func)?,
-                other => self.write_constant_operand(enc, other, func)?,
-            }
-        }
+        self.write_operand(enc, r.operand(0), cells, func)?;
+        self.write_operand(enc, r.operand(1), cells, func)?;
+        self.write_operand(enc, r.operand(2), cells, func)?;
+        self.write_operand(enc, r.operand(3), cells, func)?;
         let imm = match r.imm() {
             Imm::None => return Ok(()),
             Imm::Int(v) => Immediate::Int(v.into()),
@@ -1514,6 +1521,16 @@ impl<'m> Lower<'m> {
             return Err(Self::module_error("a VOP type was not interned"));
         };
         enc.ty_at(*ty, cell).map_err(lower_err)
+    }
+
+    /// A register operand, if present.
+    #[inline(always)]
+    fn write_operand(&self, enc: &mut VopEncoder, o: Operand, cells: &mut Cells, func: &str) -> Result<(), LowerError> {
+        match o {
+            Operand::None => Ok(()),
+            Operand::Value(v) => self.write_value(enc, v, cells, func),
+            other => self.write_constant_operand(enc, other, func),
+        }
     }
 
     /// A value operand: its Temporary or Arg register, through the register's cell.
