@@ -1,24 +1,20 @@
 //! The writer: an `ir::Module` to its one canonical FR2E image (`fr2e.md` Part C, checklist A14).
 //!
 //! Every instruction is turned into *logical* VOPs ([`Lvop`]: opcode, operator, type ids and abstract operands) by
-//! one emitter, [`Emitter::body`], in one walk of the IR; the plan consumes that stream and records it, and the
-//! later passes replay the records, so they cannot disagree about what is written:
+//! one emitter, [`Emitter::body`], and three passes consume that same stream, so they cannot disagree about what is
+//! written. The emitter is generic over its sink, so each pass gets its own inlined copy and no call is dynamic:
 //!
-//! 1. **plan** (per FN entry in GBLD order): walks the body once. Temporary numbers by first definition, Local
-//!    numbers of the allocas, the blocks in emission order, and the LITD order of structs and tuples (first
-//!    occurrence, post-order, C1); labels and trace-table indices then count through the bodies in the order their
-//!    VOPs are written. The logical VOPs themselves are recorded too (an [`Lvop`] is a fixed nine-word record
-//!    whose operands stay IR ids, since registers, labels and string indices are only known later), so the emitter's
-//!    errors are all raised here. The lists and records of all bodies share one vector per kind ([`Plans`]), so
-//!    planning allocates nothing per body (the records take 36 bytes per VOP);
+//! 1. **plan** (per FN entry in GBLD order): Temporary numbers by first definition, Local numbers of the allocas, the
+//!    blocks in emission order, and the LITD order of structs and tuples (first occurrence, post-order, C1); labels
+//!    and trace-table indices then count through the bodies in the order their VOPs are written. The lists of all
+//!    bodies share one vector per kind ([`Plans`]), so planning allocates nothing per body;
 //! 2. **strings** (bodies in storage order): the phase-2 strings of A14.5 — non-simple Type IDs and trap reasons —
 //!    after the phase-1 strings that writing the LITD and GBLD entries interned, replayed from the first uses that
 //!    the plan recorded per body (no second walk);
-//! 3. **encode** (bodies in storage order): replays each body's records field by field through the format layer's
-//!    canonical [`VopEncoder`] (MTF lists, mask forms) into the `vops` payload, plus one trace per block and a header
-//!    per body; the IR is not walked again. No [`Vop`](crate::format::Vop) is built: the writer keeps, per Temporary
-//!    and Arg number and per type, the MTF cell the encoder last gave it, so the canonical "repeat if listed" rule
-//!    needs no search (`SearchMtf::find_or_push_at`).
+//! 3. **encode**: logical VOPs field by field through the format layer's canonical [`VopEncoder`] (MTF lists, mask
+//!    forms) into the `vops` payload, plus one trace per block and a header per body. No [`Vop`](crate::format::Vop)
+//!    is built: the writer keeps, per Temporary and Arg number and per type, the MTF cell the encoder last gave it,
+//!    so the canonical "repeat if listed" rule needs no search (`SearchMtf::find_or_push_at`).
 //!
 //! Entries are written by hand with the format layer's chunk helpers rather than through the [`crate::format::Entry`]
 //! model: a body has one `R` variable per value, and caching each type's encoded `s` attribute as a fixed-size block
@@ -37,8 +33,8 @@ use rustc_hash::FxHashMap;
 use ir::entity::EntityRef;
 
 use ir::{
-    BlockId, ConstExpr, ConstExprKind, ConstRef, ConstValue, FunctionId, GlobalId, InstData, Linkage, Module, Opcode,
-    SigId, StrId, Type, TypeId, TypeKey, TypeTable, ValueId,
+    BlockId, ConstExpr, ConstExprKind, ConstRef, ConstValue, EntityList, FunctionId, GlobalId, InstData, Linkage,
+    Module, Opcode, SigId, StrId, Type, TypeId, TypeKey, TypeTable, ValueId,
 };
 
 use crate::error::LowerError;
@@ -130,166 +126,41 @@ enum Operand {
 #[derive(Clone, Copy, Debug)]
 enum Imm {
     None,
-    /// An integer immediate (an `extract` index, or the 0 offset of a load or store).
-    Int(u32),
+    Int(i64),
     Label(BlockId),
     Reason(StrId),
-    /// An argument list: the pool list of a call's arguments or a `gep`'s indices, named by its instruction (the
-    /// plan records logical VOPs as 32-bit words, and a list handle cannot be rebuilt from one).
-    Args(ir::InstId),
+    /// An argument list: the values of a pool list.
+    Args(EntityList),
     /// The empty switch's jump table: no entries, only the default.
     EmptyTable(BlockId),
 }
 
-/// A logical VOP: what the encoder writes, with types and operands still in IR terms (registers, labels and string
-/// indices are only known once every body is planned).
-///
-/// It is kept in nine 32-bit words, the form in which the plan records it for the encode pass: every operand and
-/// immediate payload is a 32-bit id or integer, and their kinds fit in the header word beside `opn` and the VOP's
-/// field mask. [`Operand`] and [`Imm`] are the views the emitter builds it from and the passes read it through.
-#[derive(Clone, Copy)]
+/// A logical VOP: what the encoder writes, with types and operands still in IR terms.
+#[derive(Clone, Copy, Debug)]
 struct Lvop {
-    /// `opn` in bits 0-7, the field mask (A8.1; its bits 2-9) in bits 8-15, then a 3-bit kind each for `dst`, `srca`,
-    /// `srcb`, `srcc` and the immediate, from bit 16 (kind 0: absent).
-    head: u32,
+    opn: u32,
     opr: u32,
-    ty: u32,
-    stype: u32,
-    operands: [u32; 4],
-    imm: u32,
+    ty: Option<TypeId>,
+    stype: Option<TypeId>,
+    dst: Operand,
+    srca: Operand,
+    srcb: Operand,
+    srcc: Operand,
+    imm: Imm,
 }
 
-const _: () = assert!(std::mem::size_of::<Lvop>() == 36);
-
 impl Lvop {
-    const FIELDS: u32 = 6;
-    const KINDS: u32 = 16;
-    const OPERAND_MASKS: [u32; 4] = [MASK_DST, MASK_SRCA, MASK_SRCB, MASK_SRCC];
-
     const fn new(opn: u32) -> Self {
-        debug_assert!(opn < 0x100);
-        Lvop { head: opn, opr: 0, ty: 0, stype: 0, operands: [0; 4], imm: 0 }
-    }
-
-    #[inline(always)]
-    fn with_opr(mut self, opr: u32) -> Self {
-        self.opr = opr;
-        self
-    }
-
-    #[inline(always)]
-    fn with_ty(mut self, ty: TypeId) -> Self {
-        self.ty = ty.as_u32();
-        self.head |= MASK_TYPE << Self::FIELDS;
-        self
-    }
-
-    #[inline(always)]
-    fn with_stype(mut self, ty: TypeId) -> Self {
-        self.stype = ty.as_u32();
-        self.head |= MASK_STYPE << Self::FIELDS;
-        self
-    }
-
-    /// Sets operand `k`: 0 `dst`, 1 `srca`, 2 `srcb`, 3 `srcc`.
-    #[inline(always)]
-    fn with_operand(mut self, k: usize, o: Operand) -> Self {
-        let (kind, payload) = match o {
-            Operand::None => return self,
-            Operand::Value(v) => (1, v.as_u32()),
-            Operand::Local(m) => (2, m),
-            Operand::Function(f) => (3, f.as_u32()),
-            Operand::FunctionAddress(f) => (4, f.as_u32()),
-            Operand::ConstInst(i) => (5, i.as_u32()),
-            Operand::ConstKey(c) => (6, c.as_u32()),
-            Operand::Zero => (7, 0),
-        };
-        self.operands[k] = payload;
-        self.head |= Self::OPERAND_MASKS[k] << Self::FIELDS | kind << (Self::KINDS + 3 * k as u32);
-        self
-    }
-
-    #[inline(always)]
-    fn with_dst(self, o: Operand) -> Self {
-        self.with_operand(0, o)
-    }
-
-    #[inline(always)]
-    fn with_srca(self, o: Operand) -> Self {
-        self.with_operand(1, o)
-    }
-
-    #[inline(always)]
-    fn with_srcb(self, o: Operand) -> Self {
-        self.with_operand(2, o)
-    }
-
-    #[inline(always)]
-    fn with_srcc(self, o: Operand) -> Self {
-        self.with_operand(3, o)
-    }
-
-    #[inline(always)]
-    fn with_imm(mut self, imm: Imm) -> Self {
-        let (kind, payload) = match imm {
-            Imm::None => return self,
-            Imm::Int(v) => (1, v),
-            Imm::Label(b) => (2, b.as_u32()),
-            Imm::Reason(r) => (3, r.as_u32()),
-            Imm::Args(inst) => (4, inst.as_u32()),
-            Imm::EmptyTable(b) => (5, b.as_u32()),
-        };
-        self.imm = payload;
-        self.head |= MASK_IMM << Self::FIELDS | kind << (Self::KINDS + 12);
-        self
-    }
-
-    #[inline(always)]
-    fn opn(&self) -> u32 {
-        self.head & 0xFF
-    }
-
-    /// The VOP's field mask, without `MASK_OPN` and `MASK_OPR`.
-    #[inline(always)]
-    fn fields(&self) -> u32 {
-        (self.head >> Self::FIELDS) & 0x3FC
-    }
-
-    #[inline(always)]
-    fn ty(&self) -> Option<TypeId> {
-        (self.fields() & MASK_TYPE != 0).then_some(TypeId::from_u32(self.ty))
-    }
-
-    #[inline(always)]
-    fn stype(&self) -> Option<TypeId> {
-        (self.fields() & MASK_STYPE != 0).then_some(TypeId::from_u32(self.stype))
-    }
-
-    /// Operand `k`: 0 `dst`, 1 `srca`, 2 `srcb`, 3 `srcc`.
-    #[inline(always)]
-    fn operand(&self, k: usize) -> Operand {
-        let payload = self.operands[k];
-        match (self.head >> (Self::KINDS + 3 * k as u32)) & 7 {
-            1 => Operand::Value(ValueId::from_u32(payload)),
-            2 => Operand::Local(payload),
-            3 => Operand::Function(FunctionId::from_u32(payload)),
-            4 => Operand::FunctionAddress(FunctionId::from_u32(payload)),
-            5 => Operand::ConstInst(ir::InstId::from_u32(payload)),
-            6 => Operand::ConstKey(ir::ConstId::from_u32(payload)),
-            7 => Operand::Zero,
-            _ => Operand::None,
-        }
-    }
-
-    #[inline(always)]
-    fn imm(&self) -> Imm {
-        match (self.head >> (Self::KINDS + 12)) & 7 {
-            1 => Imm::Int(self.imm),
-            2 => Imm::Label(BlockId::from_u32(self.imm)),
-            3 => Imm::Reason(StrId::from_u32(self.imm)),
-            4 => Imm::Args(ir::InstId::from_u32(self.imm)),
-            5 => Imm::EmptyTable(BlockId::from_u32(self.imm)),
-            _ => Imm::None,
+        Lvop {
+            opn,
+            opr: 0,
+            ty: None,
+            stype: None,
+            dst: Operand::None,
+            srca: Operand::None,
+            srcb: Operand::None,
+            srcc: Operand::None,
+            imm: Imm::None,
         }
     }
 }
@@ -333,7 +204,7 @@ impl<'m> Emitter<'m> {
             if m.block_function(block) != Some(f.index) {
                 return Err(self.invalid("a block of the function belongs to another function"));
             }
-            sink(&Lvop::new(op::LABEL).with_imm(Imm::Label(block)))?;
+            sink(&Lvop { imm: Imm::Label(block), ..Lvop::new(op::LABEL) })?;
             for inst in m.block_insts(block) {
                 self.inst(inst, m.inst(inst), m.inst_result(inst), sink)?;
             }
@@ -358,32 +229,34 @@ impl<'m> Emitter<'m> {
         let result_ty = || rty.ok_or_else(|| self.invalid("an instruction lacks its result"));
         let value = Operand::Value;
         let vop = match *data {
-            InstData::Nullary { op: Opcode::Undef } => Lvop::new(op::X_UNDEF).with_ty(result_ty()?).with_dst(dst),
+            InstData::Nullary { op: Opcode::Undef } => Lvop { ty: Some(result_ty()?), dst, ..Lvop::new(op::X_UNDEF) },
             InstData::Nullary { .. } => return Err(self.invalid("unknown nullary instruction")),
             InstData::Const { .. } | InstData::ConstWide { .. } | InstData::ConstDecl { .. } => {
-                Lvop::new(op::MOV).with_ty(result_ty()?).with_dst(dst).with_srca(Operand::ConstInst(inst))
+                Lvop { ty: Some(result_ty()?), dst, srca: Operand::ConstInst(inst), ..Lvop::new(op::MOV) }
             }
             InstData::Unary { op: Opcode::Not, arg } => {
-                Lvop::new(op::UNARY).with_opr(0x02).with_ty(result_ty()?).with_dst(dst).with_srca(value(arg))
+                Lvop { opr: 0x02, ty: Some(result_ty()?), dst, srca: value(arg), ..Lvop::new(op::UNARY) }
             }
-            InstData::Unary { arg, .. } => Lvop::new(op::MOV).with_ty(result_ty()?).with_dst(dst).with_srca(value(arg)),
-            InstData::Binary { op: opcode, args } if opcode.is_checked() => Lvop::new(op::X_CHECKED)
-                .with_opr(profile::checked_opr(opcode).ok_or_else(|| self.invalid("unknown checked operation"))?)
-                .with_ty(self.ty(args[0])?)
-                .with_dst(dst)
-                .with_srca(value(args[0]))
-                .with_srcb(value(args[1])),
+            InstData::Unary { arg, .. } => Lvop { ty: Some(result_ty()?), dst, srca: value(arg), ..Lvop::new(op::MOV) },
+            InstData::Binary { op: opcode, args } if opcode.is_checked() => Lvop {
+                opr: profile::checked_opr(opcode).ok_or_else(|| self.invalid("unknown checked operation"))?,
+                ty: Some(self.ty(args[0])?),
+                dst,
+                srca: value(args[0]),
+                srcb: value(args[1]),
+                ..Lvop::new(op::X_CHECKED)
+            },
             InstData::Binary { op: opcode, args } => {
                 let ty = result_ty()?;
-                Lvop::new(op::BINARY)
-                    .with_opr(
-                        profile::binary_opr(opcode, class(ty))
-                            .ok_or_else(|| self.invalid("unknown binary operation"))?,
-                    )
-                    .with_ty(ty)
-                    .with_dst(dst)
-                    .with_srca(value(args[0]))
-                    .with_srcb(value(args[1]))
+                Lvop {
+                    opr: profile::binary_opr(opcode, class(ty))
+                        .ok_or_else(|| self.invalid("unknown binary operation"))?,
+                    ty: Some(ty),
+                    dst,
+                    srca: value(args[0]),
+                    srcb: value(args[1]),
+                    ..Lvop::new(op::BINARY)
+                }
             }
             InstData::Compare { op: opcode, pred, args } => {
                 let ty = self.ty(args[0])?;
@@ -397,27 +270,26 @@ impl<'m> Emitter<'m> {
                     }
                     _ => (op::X_FCMP, profile::fcmp_opr(ir::FCmpPred::from_code(pred).ok_or_else(bad)?)),
                 };
-                Lvop::new(opn)
-                    .with_opr(opr)
-                    .with_ty(ty)
-                    .with_dst(dst)
-                    .with_srca(value(args[0]))
-                    .with_srcb(value(args[1]))
+                Lvop { opr, ty: Some(ty), dst, srca: value(args[0]), srcb: value(args[1]), ..Lvop::new(opn) }
             }
-            InstData::Select { cond, arms } => Lvop::new(op::CSELCMP_Z)
-                .with_opr(0x01)
-                .with_ty(result_ty()?)
-                .with_stype(self.ty(cond)?)
-                .with_dst(dst)
-                .with_srca(value(arms[0]))
-                .with_srcb(value(arms[1]))
-                .with_srcc(value(cond)),
-            InstData::Cast { op: opcode, arg } => Lvop::new(op::CONV)
-                .with_opr(profile::cast_opr(opcode).ok_or_else(|| self.invalid("unknown cast"))?)
-                .with_ty(result_ty()?)
-                .with_stype(self.ty(arg)?)
-                .with_dst(dst)
-                .with_srca(value(arg)),
+            InstData::Select { cond, arms } => Lvop {
+                opr: 0x01,
+                ty: Some(result_ty()?),
+                stype: Some(self.ty(cond)?),
+                dst,
+                srca: value(arms[0]),
+                srcb: value(arms[1]),
+                srcc: value(cond),
+                ..Lvop::new(op::CSELCMP_Z)
+            },
+            InstData::Cast { op: opcode, arg } => Lvop {
+                opr: profile::cast_opr(opcode).ok_or_else(|| self.invalid("unknown cast"))?,
+                ty: Some(result_ty()?),
+                stype: Some(self.ty(arg)?),
+                dst,
+                srca: value(arg),
+                ..Lvop::new(op::CONV)
+            },
             InstData::Phi { inputs } => {
                 let pairs = m.list(inputs);
                 if pairs.is_empty() {
@@ -425,109 +297,120 @@ impl<'m> Emitter<'m> {
                 }
                 let ty = result_ty()?;
                 for pair in pairs.chunks_exact(2) {
-                    sink(
-                        &Lvop::new(op::X_PHI)
-                            .with_ty(ty)
-                            .with_dst(dst)
-                            .with_srca(value(ValueId::from_u32(pair[0])))
-                            .with_imm(Imm::Label(BlockId::from_u32(pair[1]))),
-                    )?;
+                    sink(&Lvop {
+                        ty: Some(ty),
+                        dst,
+                        srca: value(ValueId::from_u32(pair[0])),
+                        imm: Imm::Label(BlockId::from_u32(pair[1])),
+                        ..Lvop::new(op::X_PHI)
+                    })?;
                 }
                 return Ok(());
             }
-            InstData::Extract { agg, index } => Lvop::new(op::X_EXTRACT)
-                .with_ty(result_ty()?)
-                .with_dst(dst)
-                .with_srca(value(agg))
-                .with_imm(Imm::Int(index)),
+            InstData::Extract { agg, index } => Lvop {
+                ty: Some(result_ty()?),
+                dst,
+                srca: value(agg),
+                imm: Imm::Int(index.into()),
+                ..Lvop::new(op::X_EXTRACT)
+            },
             InstData::Memory { op: Opcode::Alloca, align, ty, .. } => {
                 let local = self.allocas;
                 self.allocas += 1;
-                Lvop::new(op::LDAVAR).with_opr(align).with_ty(ty).with_dst(dst).with_srca(Operand::Local(local))
+                Lvop { opr: align, ty: Some(ty), dst, srca: Operand::Local(local), ..Lvop::new(op::LDAVAR) }
             }
             InstData::Memory { op: opcode, align, ty, ptr } => {
                 let ptr = ptr.expand().ok_or_else(|| self.invalid("a memory access lacks its pointer"))?;
                 match opcode {
-                    Opcode::Load => Lvop::new(op::LDIXIMM)
-                        .with_opr(align)
-                        .with_ty(ty)
-                        .with_dst(dst)
-                        .with_srca(value(ptr))
-                        .with_imm(Imm::Int(0)),
-                    _ => Lvop::new(op::X_UNINIT).with_opr(align).with_ty(ty).with_srca(value(ptr)),
+                    Opcode::Load => Lvop {
+                        opr: align,
+                        ty: Some(ty),
+                        dst,
+                        srca: value(ptr),
+                        imm: Imm::Int(0),
+                        ..Lvop::new(op::LDIXIMM)
+                    },
+                    _ => Lvop { opr: align, ty: Some(ty), srca: value(ptr), ..Lvop::new(op::X_UNINIT) },
                 }
             }
-            InstData::Store { align, value: stored, ptr } => Lvop::new(op::STIXIMM)
-                .with_opr(align)
-                .with_ty(self.ty(stored)?)
-                .with_dst(value(ptr))
-                .with_srca(value(stored))
-                .with_imm(Imm::Int(0)),
+            InstData::Store { align, value: stored, ptr } => Lvop {
+                opr: align,
+                ty: Some(self.ty(stored)?),
+                dst: value(ptr),
+                srca: value(stored),
+                imm: Imm::Int(0),
+                ..Lvop::new(op::STIXIMM)
+            },
             InstData::Bulk { op: opcode, align, args } => {
                 let &[a, b, c] = m.list(args) else {
                     return Err(self.invalid("memcpy and memset take three operands"));
                 };
                 let opn = if opcode == Opcode::Memcpy { op::X_MEMCPY } else { op::X_MEMSET };
                 let v = |x: u32| value(ValueId::from_u32(x));
-                Lvop::new(opn).with_opr(align).with_srca(v(a)).with_srcb(v(b)).with_srcc(v(c))
+                Lvop { opr: align, srca: v(a), srcb: v(b), srcc: v(c), ..Lvop::new(opn) }
             }
-            InstData::Gep { base, .. } => Lvop::new(op::X_GEP)
-                .with_ty(result_ty()?)
-                .with_dst(dst)
-                .with_srca(value(base))
-                .with_imm(Imm::Args(inst)),
+            InstData::Gep { base, indices } => {
+                Lvop { ty: Some(result_ty()?), dst, srca: value(base), imm: Imm::Args(indices), ..Lvop::new(op::X_GEP) }
+            }
             InstData::FuncRef { func, .. } => {
                 let srca = match func.expand() {
                     Some(f) => Operand::FunctionAddress(f),
                     None => Operand::Zero,
                 };
-                Lvop::new(op::MOV).with_ty(result_ty()?).with_dst(dst).with_srca(srca)
+                Lvop { ty: Some(result_ty()?), dst, srca, ..Lvop::new(op::MOV) }
             }
-            InstData::Call { callee, .. } => Lvop::new(op::CALL)
-                .with_ty(rty.unwrap_or(TypeId::VOID))
-                .with_dst(dst)
-                .with_srca(Operand::Function(callee))
-                .with_imm(Imm::Args(inst)),
-            InstData::CallIndirect { callee, .. } => Lvop::new(op::CALL)
-                .with_ty(rty.unwrap_or(TypeId::VOID))
-                .with_dst(dst)
-                .with_srca(value(callee))
-                .with_imm(Imm::Args(inst)),
-            InstData::TrapIf { cond, reason } => {
-                Lvop::new(op::X_TRAPIF).with_ty(self.ty(cond)?).with_srca(value(cond)).with_imm(Imm::Reason(reason))
-            }
-            InstData::Trap { reason } => Lvop::new(op::X_TRAP).with_imm(Imm::Reason(reason)),
-            InstData::Br { dest } => Lvop::new(op::JMP).with_imm(Imm::Label(dest)),
+            InstData::Call { callee, args } => Lvop {
+                ty: Some(rty.unwrap_or(TypeId::VOID)),
+                dst,
+                srca: Operand::Function(callee),
+                imm: Imm::Args(args),
+                ..Lvop::new(op::CALL)
+            },
+            InstData::CallIndirect { callee, args } => Lvop {
+                ty: Some(rty.unwrap_or(TypeId::VOID)),
+                dst,
+                srca: value(callee),
+                imm: Imm::Args(args),
+                ..Lvop::new(op::CALL)
+            },
+            InstData::TrapIf { cond, reason } => Lvop {
+                ty: Some(self.ty(cond)?),
+                srca: value(cond),
+                imm: Imm::Reason(reason),
+                ..Lvop::new(op::X_TRAPIF)
+            },
+            InstData::Trap { reason } => Lvop { imm: Imm::Reason(reason), ..Lvop::new(op::X_TRAP) },
+            InstData::Br { dest } => Lvop { imm: Imm::Label(dest), ..Lvop::new(op::JMP) },
             InstData::Cbr { cond, dests } => {
-                sink(
-                    &Lvop::new(op::JCMP_ZERO)
-                        .with_opr(0x01)
-                        .with_ty(self.ty(cond)?)
-                        .with_srca(value(cond))
-                        .with_imm(Imm::Label(dests[0])),
-                )?;
-                Lvop::new(op::JMP).with_imm(Imm::Label(dests[1]))
+                sink(&Lvop {
+                    opr: 0x01,
+                    ty: Some(self.ty(cond)?),
+                    srca: value(cond),
+                    imm: Imm::Label(dests[0]),
+                    ..Lvop::new(op::JCMP_ZERO)
+                })?;
+                Lvop { imm: Imm::Label(dests[1]), ..Lvop::new(op::JMP) }
             }
             InstData::Switch { arg, default, cases } => {
                 let ty = self.ty(arg)?;
                 let cases = m.list(cases);
                 if cases.is_empty() {
-                    Lvop::new(op::JMPTAB).with_ty(ty).with_srca(value(arg)).with_imm(Imm::EmptyTable(default))
+                    Lvop { ty: Some(ty), srca: value(arg), imm: Imm::EmptyTable(default), ..Lvop::new(op::JMPTAB) }
                 } else {
                     for pair in cases.chunks_exact(2) {
-                        sink(
-                            &Lvop::new(op::JCMP)
-                                .with_ty(ty)
-                                .with_srca(value(arg))
-                                .with_srcb(Operand::ConstKey(ir::ConstId::from_u32(pair[0])))
-                                .with_imm(Imm::Label(BlockId::from_u32(pair[1]))),
-                        )?;
+                        sink(&Lvop {
+                            ty: Some(ty),
+                            srca: value(arg),
+                            srcb: Operand::ConstKey(ir::ConstId::from_u32(pair[0])),
+                            imm: Imm::Label(BlockId::from_u32(pair[1])),
+                            ..Lvop::new(op::JCMP)
+                        })?;
                     }
-                    Lvop::new(op::JMP).with_imm(Imm::Label(default))
+                    Lvop { imm: Imm::Label(default), ..Lvop::new(op::JMP) }
                 }
             }
             InstData::Ret { arg } => match arg.expand() {
-                Some(v) => Lvop::new(op::RET).with_ty(self.func.ret).with_srca(value(v)),
+                Some(v) => Lvop { ty: Some(self.func.ret), srca: value(v), ..Lvop::new(op::RET) },
                 None => Lvop::new(op::RETV),
             },
         };
@@ -551,8 +434,6 @@ struct Body {
     string_uses: Range<usize>,
     /// Whether the body has `const_decl` instructions (their records go in tag 0x18).
     const_decls: bool,
-    /// The body's logical VOPs, recorded for the encode pass ([`tape`]).
-    vops: Range<usize>,
 }
 
 /// The lists of every [`Body`], one vector each for the whole module (so planning a body allocates nothing).
@@ -562,7 +443,6 @@ struct Plans {
     temps: Vec<ValueId>,
     allocas: Vec<TypeId>,
     string_uses: Vec<StringUse>,
-    vops: Vec<Lvop>,
 }
 
 /// A use of a phase-2 string (A14.5): a VOP type (a string when it has no simple form) or a trap reason.
@@ -718,8 +598,6 @@ impl<'m> Lower<'m> {
             self.visit_type(g.ty);
         }
         let mut planned = 0;
-        // About one record per instruction, plus the labels.
-        self.plans.vops.reserve(m.inst_count() + m.inst_count() / 8);
         for (i, d) in m.declarations().enumerate() {
             let sig = self.types.sig(d.sig);
             for &p in sig.params.iter() {
@@ -806,7 +684,7 @@ impl<'m> Lower<'m> {
             strings_written = write_data_chunk(&mut out, Tag::STRI, &stri);
         }
         let vops = begin_chunk(&mut out);
-        let traces = self.encode(&plans, &strings, &mut out)?;
+        let traces = self.encode(&strings, &mut out)?;
         let vtrs = write_traces(&traces)?;
         strings_written?;
         if out.len() == vops + 8 {
@@ -851,22 +729,19 @@ impl<'m> Lower<'m> {
         }
         let (blocks, temps, allocas, string_uses) =
             (self.plans.blocks.len(), self.plans.temps.len(), self.plans.allocas.len(), self.plans.string_uses.len());
-        let vops = self.plans.vops.len();
         let mut const_decls = false;
         // Marks the types this body has used so far.
         let stamp = index as u32 + 1;
         let mut emitter = Emitter::new(m, f);
         emitter.body(&mut |vop| {
-            self.plans.vops.push(*vop);
-            let imm = vop.imm();
-            if let Imm::Label(b) = imm {
-                if vop.opn() == op::LABEL {
+            if let Imm::Label(b) = vop.imm {
+                if vop.opn == op::LABEL {
                     self.plans.blocks.push(b);
                 }
             }
-            if let Operand::Value(v) = vop.operand(0) {
+            if let Operand::Value(v) = vop.dst {
                 // The stored-to pointer of STIXIMM is a use (A8.5).
-                if vop.opn() != op::STIXIMM {
+                if vop.opn != op::STIXIMM {
                     if let Some(slot) = self.registers.get_mut(v.index()) {
                         if *slot == NONE {
                             *slot = (self.plans.temps.len() - temps) as u32;
@@ -878,18 +753,24 @@ impl<'m> Lower<'m> {
                     self.visit_type(t);
                 }
             }
-            match vop.operand(1) {
-                Operand::Local(_) => self.plans.allocas.push(vop.ty().unwrap_or(TypeId::VOID)),
+            match vop.srca {
+                Operand::Local(_) => self.plans.allocas.push(vop.ty.unwrap_or(TypeId::VOID)),
                 Operand::ConstInst(inst) => const_decls |= matches!(m.inst(inst), InstData::ConstDecl { .. }),
                 _ => {}
             }
-            if let Some(ty) = vop.ty() {
-                self.use_type(ty, stamp);
+            for ty in [vop.ty, vop.stype].into_iter().flatten() {
+                self.visit_type(ty);
+                match self.type_marks.get_mut(ty.index()) {
+                    Some(mark) if *mark == stamp => {}
+                    Some(mark) => {
+                        *mark = stamp;
+                        self.plans.string_uses.push(StringUse::Type(ty));
+                    }
+                    // Not in the type table: phase 2 reports it.
+                    None => self.plans.string_uses.push(StringUse::Type(ty)),
+                }
             }
-            if let Some(ty) = vop.stype() {
-                self.use_type(ty, stamp);
-            }
-            if let Imm::Reason(reason) = imm {
+            if let Imm::Reason(reason) = vop.imm {
                 if !self.plans.string_uses[string_uses..].contains(&StringUse::Reason(reason)) {
                     self.plans.string_uses.push(StringUse::Reason(reason));
                 }
@@ -907,25 +788,8 @@ impl<'m> Lower<'m> {
             header: 0,
             string_uses: string_uses..self.plans.string_uses.len(),
             const_decls,
-            vops: vops..self.plans.vops.len(),
         });
         Ok(())
-    }
-
-    /// Notes a VOP type of the body with storage index `stamp - 1`: for the LITD order, and as a phase-2 string use
-    /// at its first use in the body.
-    #[inline(always)]
-    fn use_type(&mut self, ty: TypeId, stamp: u32) {
-        self.visit_type(ty);
-        match self.type_marks.get_mut(ty.index()) {
-            Some(mark) if *mark == stamp => {}
-            Some(mark) => {
-                *mark = stamp;
-                self.plans.string_uses.push(StringUse::Type(ty));
-            }
-            // Not in the type table: phase 2 reports it.
-            None => self.plans.string_uses.push(StringUse::Type(ty)),
-        }
     }
 
     /// Post-order visit for the LITD order: members before the aggregate, each struct or tuple once (C1).
@@ -1378,7 +1242,7 @@ impl<'m> Lower<'m> {
     // ---- encode --------------------------------------------------------------------------------------------------
 
     /// Pass 3: the `vops` payload, appended to `out`, and the `vtrs` records, bodies in storage order.
-    fn encode(&self, plans: &Plans, strings: &StringTable, out: &mut Vec<u8>) -> Result<Vec<TraceRecord>, LowerError> {
+    fn encode(&self, strings: &StringTable, out: &mut Vec<u8>) -> Result<Vec<TraceRecord>, LowerError> {
         let m = self.m;
         let mut encoder = VopEncoder::new(strings, std::mem::take(out));
         let mut traces = Vec::new();
@@ -1396,14 +1260,15 @@ impl<'m> Lower<'m> {
             let (gbld, first_trace, func_name) = (body.gbld, traces.len() as u64, m.function_at(index).name);
             let start = count;
             block_starts.clear();
-            // The plan recorded the body's logical VOPs (and reported the emitter's errors): replay them.
-            for record in &plans.vops[body.vops.clone()] {
-                if record.opn() == op::LABEL {
+            let mut emitter = Emitter::new(m, m.function_at(index));
+            emitter.body(&mut |lvop| {
+                if lvop.opn == op::LABEL {
                     block_starts.push(count);
                 }
-                self.write_vop(&mut encoder, record, &mut cells, func_name)?;
+                self.write_vop(&mut encoder, lvop, &mut cells, func_name)?;
                 count += 1;
-            }
+                Ok(())
+            })?;
             for (k, &block_start) in block_starts.iter().enumerate() {
                 let end = block_starts.get(k + 1).copied().unwrap_or(count);
                 let b_ops = if k == 0 { -(start as i64) } else { (block_start - start) as i64 };
@@ -1458,37 +1323,44 @@ impl<'m> Lower<'m> {
         }))
     }
 
-    /// Writes one recorded logical VOP field by field (A8.1 order). Temporary and Arg registers and types go through
-    /// their cells, so the encoder never searches its register and type lists for them (see
+    /// Writes one logical VOP field by field (A8.1 order). Temporary and Arg registers and types go through their
+    /// cells, so the encoder never searches its register and type lists for them (see
     /// `SearchMtf::find_or_push_at`); every such register and every type of the stream is written here, which keeps
     /// the cells exact.
     #[inline(always)]
-    fn write_vop(&self, enc: &mut VopEncoder, r: &Lvop, cells: &mut Cells, func: &str) -> Result<(), LowerError> {
-        enc.begin(r.opn(), r.opr, r.fields()).map_err(lower_err)?;
-        if let Some(t) = r.ty() {
+    fn write_vop(&self, enc: &mut VopEncoder, l: &Lvop, cells: &mut Cells, func: &str) -> Result<(), LowerError> {
+        let bit = |present: bool, bit: u32| if present { bit } else { 0 };
+        let operand = |o: Operand| !matches!(o, Operand::None);
+        let fields = bit(l.ty.is_some(), MASK_TYPE)
+            | bit(l.stype.is_some(), MASK_STYPE)
+            | bit(operand(l.dst), MASK_DST)
+            | bit(operand(l.srca), MASK_SRCA)
+            | bit(operand(l.srcb), MASK_SRCB)
+            | bit(operand(l.srcc), MASK_SRCC)
+            | bit(!matches!(l.imm, Imm::None), MASK_IMM);
+        enc.begin(l.opn, l.opr, fields).map_err(lower_err)?;
+        if let Some(t) = l.ty {
             self.write_type(enc, t, cells)?;
         }
-        if let Some(t) = r.stype() {
+        if let Some(t) = l.stype {
             self.write_type(enc, t, cells)?;
         }
-        self.write_operand(enc, r.operand(0), cells, func)?;
-        self.write_operand(enc, r.operand(1), cells, func)?;
-        self.write_operand(enc, r.operand(2), cells, func)?;
-        self.write_operand(enc, r.operand(3), cells, func)?;
-        let imm = match r.imm() {
+        for o in [l.dst, l.srca, l.srcb, l.srcc] {
+            match o {
+                Operand::None => {}
+                Operand::Value(v) => self.write_value(enc, v, cells, func)?,
+                other => self.write_constant_operand(enc, other, func)?,
+            }
+        }
+        let imm = match l.imm {
             Imm::None => return Ok(()),
-            Imm::Int(v) => Immediate::Int(v.into()),
+            Imm::Int(v) => Immediate::Int(v),
             Imm::Label(b) => Immediate::Label(self.label(b, func)?),
             Imm::Reason(s) => Immediate::String(
                 *self.reasons.get(&s).ok_or_else(|| Self::module_error("a trap reason was not interned"))?,
             ),
-            Imm::Args(inst) => {
-                let values = match *self.m.inst(inst) {
-                    InstData::Gep { indices: list, .. }
-                    | InstData::Call { args: list, .. }
-                    | InstData::CallIndirect { args: list, .. } => self.m.list(list),
-                    _ => &[],
-                };
+            Imm::Args(list) => {
+                let values = self.m.list(list);
                 enc.begin_args(values.len() as u32);
                 for &v in values {
                     self.write_value(enc, ValueId::from_u32(v), cells, func)?;
@@ -1521,16 +1393,6 @@ impl<'m> Lower<'m> {
             return Err(Self::module_error("a VOP type was not interned"));
         };
         enc.ty_at(*ty, cell).map_err(lower_err)
-    }
-
-    /// A register operand, if present.
-    #[inline(always)]
-    fn write_operand(&self, enc: &mut VopEncoder, o: Operand, cells: &mut Cells, func: &str) -> Result<(), LowerError> {
-        match o {
-            Operand::None => Ok(()),
-            Operand::Value(v) => self.write_value(enc, v, cells, func),
-            other => self.write_constant_operand(enc, other, func),
-        }
     }
 
     /// A value operand: its Temporary or Arg register, through the register's cell.
