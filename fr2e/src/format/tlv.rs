@@ -409,7 +409,7 @@ pub fn write_data_chunk(out: &mut Vec<u8>, tag: Tag, payload: &[u8]) -> Result<(
 }
 
 /// The small header form (A2.2) of a chunk of `total` bytes, header included, with a BYTE tag: for writers that lay
-/// out short chunks in place. `total` must be at most [`MAX_SMALL_LEN`](super::limits::MAX_SMALL_LEN).
+/// out short chunks in place. `total` must be at most [`MAX_SMALL_LEN`].
 #[inline(always)]
 pub fn small_header(tag: Tag, total: usize) -> [u8; 2] {
     debug_assert!(tag.0 < 0x100 && total <= super::limits::MAX_SMALL_LEN as usize);
