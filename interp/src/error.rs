@@ -218,6 +218,38 @@ impl fmt::Display for LimitExceeded {
     }
 }
 
+/// The host could not provide memory the program asked for (within the limits
+/// the embedder set): an error of the run, not a trap of the program.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct OutOfMemory {
+    /// What was being allocated.
+    pub what: &'static str,
+    /// The size asked for, in bytes.
+    pub bytes: u64,
+    /// The operation that asked.
+    pub site: Site,
+}
+
+impl fmt::Display for OutOfMemory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "out of memory while allocating {} bytes of {} at {}", self.bytes, self.what, self.site)
+    }
+}
+
+/// Why [`crate::Interpreter::allocate`] could not allocate.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, thiserror::Error)]
+pub enum AllocateError {
+    /// A limit of the interpreter's options would be exceeded.
+    #[error("interpreter {0} limit reached")]
+    Limit(LimitKind),
+    /// The host could not provide the memory.
+    #[error("out of memory while allocating {bytes} bytes of tracked memory")]
+    OutOfMemory {
+        /// The arena size asked for.
+        bytes: u64,
+    },
+}
+
 /// Why a call did not return a value.
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -228,6 +260,9 @@ pub enum ExecError {
     /// A limit was reached.
     #[error("{0}")]
     Limit(Box<LimitExceeded>),
+    /// The host ran out of memory below the limits.
+    #[error("{0}")]
+    OutOfMemory(Box<OutOfMemory>),
     /// No declaration has this name.
     #[error("no function named {0:?}")]
     UnknownFunctionName(String),

@@ -121,6 +121,8 @@ pub(crate) enum Stop {
     Trap { pc: usize, back: u32, reason: TrapReason },
     /// A resource limit at op `pc`.
     Limit { pc: usize, kind: LimitKind, limit: u64 },
+    /// The host could not provide `bytes` bytes of `what` for op `pc`.
+    OutOfMemory { pc: usize, what: &'static str, bytes: u64 },
     /// The step budget ran out before IR operation `site` (an index of `sites`).
     Steps { site: u32 },
     /// The callee could not be translated.
@@ -345,9 +347,15 @@ struct Cx<'a> {
 }
 
 /// Why an operation failed.
+/// What [`Fault::OutOfMemory`] names for an `alloca`.
+const TRACKED_MEMORY: &str = "tracked memory";
+/// What [`Fault::OutOfMemory`] names for frame slots.
+const VALUE_STACK: &str = "value stack";
+
 enum Fault {
     Trap(TrapReason),
     Limit(LimitKind, u64),
+    OutOfMemory(&'static str, u64),
 }
 
 /// The stop for a failure of the op at `pc` with `fuel` left.
@@ -358,6 +366,7 @@ fn fault_stop(cx: &mut Cx<'_>, fuel: u64, pc: usize, fault: Fault) -> Stop {
     match fault {
         Fault::Trap(reason) => Stop::Trap { pc, back: 0, reason },
         Fault::Limit(kind, limit) => Stop::Limit { pc, kind, limit },
+        Fault::OutOfMemory(what, bytes) => Stop::OutOfMemory { pc, what, bytes },
     }
 }
 
@@ -539,6 +548,10 @@ impl Interpreter {
         }
         let extent = R::extent(fsize).max(args.len());
         if regs.len() < extent {
+            if regs.try_reserve(extent - regs.len()).is_err() {
+                *cx.fuel_out = fuel;
+                return Err(Stop::OutOfMemory { pc: entry_pc, what: VALUE_STACK, bytes: extent as u64 * 8 });
+            }
             regs.resize(extent, 0);
         }
         init_frame(regs, cx.templates, entry, 0);
@@ -650,7 +663,14 @@ impl Interpreter {
                 let physical = new_base + R::extent(new_size).max(cs.nargs as usize);
                 if regs.len() < physical {
                     let grown = physical.max(regs.len().saturating_mul(2)).min(cx.max_slots.max(physical));
-                    regs.resize(grown, 0);
+                    // Doubling when the host has room, else exactly what the frame needs.
+                    if regs.try_reserve_exact(grown - regs.len()).is_err()
+                        && regs.try_reserve_exact(physical - regs.len()).is_err()
+                    {
+                        let bytes = physical as u64 * 8;
+                        return Err(fault_stop(&mut cx, fuel, pc - 1, Fault::OutOfMemory(VALUE_STACK, bytes)));
+                    }
+                    regs.resize(grown.min(regs.capacity()), 0);
                 }
                 init_frame(regs, cx.templates, callee, new_base);
                 let args = cx.arg_slots.get(cs.args as usize..(cs.args + cs.nargs) as usize).unwrap_or(&[]);
@@ -1060,6 +1080,7 @@ fn rare(cx: &mut Cx<'_>, r: &mut [u64], op: Op) -> Result<(), Fault> {
                 }
                 Err(AllocError::Bytes) => return Err(Fault::Limit(LimitKind::MemoryBytes, cx.memory.max_bytes)),
                 Err(AllocError::Count) => return Err(Fault::Limit(LimitKind::Allocations, cx.memory.max_allocations)),
+                Err(AllocError::OutOfMemory(bytes)) => return Err(Fault::OutOfMemory(TRACKED_MEMORY, bytes)),
             }
         }
         Op::LoadAgg { dst, ptr, layout } => {

@@ -41,7 +41,9 @@
 mod compile;
 mod error;
 mod exec;
+mod fragments;
 pub mod host;
+mod init_bits;
 mod memory;
 mod numeric;
 mod program;
@@ -53,7 +55,8 @@ use std::io::Write;
 use ir::{FunctionId, Module, TypeId, TypeTable};
 
 pub use error::{
-    BindError, ExecError, HostError, LimitExceeded, LimitKind, LoadError, MemoryTrap, Site, Trap, TrapReason,
+    AllocateError, BindError, ExecError, HostError, LimitExceeded, LimitKind, LoadError, MemoryTrap, OutOfMemory, Site,
+    Trap, TrapReason,
 };
 pub use host::{HostContext, HostFn};
 pub use memory::Permissions;
@@ -244,11 +247,12 @@ impl Interpreter {
     /// Creates an allocation that lives as long as the interpreter, holding
     /// `contents` (all bytes initialised), with the given permissions; returns
     /// a pointer to its start with provenance.
-    pub fn allocate(&mut self, contents: &[u8], permissions: Permissions) -> Result<Pointer, LimitKind> {
+    pub fn allocate(&mut self, contents: &[u8], permissions: Permissions) -> Result<Pointer, AllocateError> {
         self.memory.allocate_static(contents, permissions).map(|(address, tag)| Pointer { address, tag }).map_err(|e| {
             match e {
-                memory::AllocError::Bytes => LimitKind::MemoryBytes,
-                memory::AllocError::Count => LimitKind::Allocations,
+                memory::AllocError::Bytes => AllocateError::Limit(LimitKind::MemoryBytes),
+                memory::AllocError::Count => AllocateError::Limit(LimitKind::Allocations),
+                memory::AllocError::OutOfMemory(bytes) => AllocateError::OutOfMemory { bytes },
             }
         })
     }
@@ -367,6 +371,10 @@ impl Interpreter {
             Stop::Limit { pc, kind, limit } => {
                 let (site, steps) = at(pc, 0);
                 ExecError::Limit(Box::new(LimitExceeded { kind, limit, site, steps }))
+            }
+            Stop::OutOfMemory { pc, what, bytes } => {
+                let (site, _) = at(pc, 0);
+                ExecError::OutOfMemory(Box::new(OutOfMemory { what, bytes, site }))
             }
             Stop::Steps { site } => ExecError::Limit(Box::new(LimitExceeded {
                 kind: LimitKind::Steps,

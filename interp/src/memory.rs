@@ -8,18 +8,20 @@
 //! address overflow, bounds, permission, alignment — and loads then check that
 //! each byte is initialised.
 //!
-//! Representation: one byte arena whose index is `address − 0x1000`, with a
-//! parallel metadata byte per byte (bit 0 initialised, bit 1 pointer fragment,
-//! bits 4–6 the fragment's byte index) and, for bytes that hold pointer
-//! fragments, the pointer's tag in lazily allocated 4 KiB pages. Allocations are
+//! Representation: one byte arena whose index is `address − 0x1000`, with one
+//! initialisation bit per byte ([`InitBits`]) and, for bytes that hold pointer
+//! fragments, the fragment's byte index and the pointer's tag in lazily allocated
+//! 4 KiB pages ([`Fragments`]). Plain memory thus costs 1⅛ bytes per byte; the
+//! arena and the bitmap grow with fallible reservations, so an allocation the
+//! host cannot provide is an error ([`AllocError::OutOfMemory`]), not an abort. Allocations are
 //! stack-like — all allocations of a frame die when it returns — so the arena is
 //! a stack: an `alloca` bumps the top (aligned, followed by a 16-byte red zone so
 //! that no one-past-the-end address is another allocation's start) and a return
 //! resets it. Record slots are reused with a new generation, so a pointer into a
 //! dead frame is detected as expired, never as a dangling alias. Allocations made
 //! by the embedder ([`crate::Interpreter::allocate`]) sit below the stack and
-//! live as long as the interpreter. Only pointer stores touch the tag pages, so
-//! ordinary loads and stores cost a few compares and one metadata byte each.
+//! live as long as the interpreter. Only pointer stores create fragment pages, so
+//! ordinary loads and stores cost a few compares and one bitmap window each.
 //!
 //! Fast path: a record keeps, besides its tag while it lives, the tag again in
 //! a "live and readable" and a "live and writable" field (0 otherwise), so
@@ -31,6 +33,8 @@
 //! exact checks in upstream's order; a unit test checks the agreement.
 
 use crate::error::MemoryTrap;
+use crate::fragments::Fragments;
+use crate::init_bits::{InitBits, SHORT};
 
 /// The first address of the arena.
 pub(crate) const BASE: u64 = 0x1000;
@@ -39,14 +43,6 @@ const RED_ZONE: u64 = 16;
 /// hold anyway), so allocation sizes and offsets stay below 2^62: the access
 /// fast path relies on it.
 const ARENA_LIMIT: u64 = 1 << 62;
-const PAGE_BITS: usize = 12;
-const PAGE: usize = 1 << PAGE_BITS;
-
-/// Metadata bit: the byte is initialised.
-pub(crate) const INIT: u8 = 1;
-/// Metadata bit: the byte is a fragment of a stored pointer.
-const FRAG: u8 = 2;
-const FRAG_SHIFT: u32 = 4;
 
 /// Read permission bit.
 pub(crate) const READ: u8 = 1;
@@ -99,17 +95,20 @@ impl Record {
     }
 }
 
-/// An allocation failed because a limit would be exceeded.
+/// An allocation failed because a limit would be exceeded, or because the host
+/// could not provide the memory.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum AllocError {
     Bytes,
     Count,
+    /// The arena could not grow to this many bytes.
+    OutOfMemory(u64),
 }
 
 pub(crate) struct Memory {
     bytes: Vec<u8>,
-    meta: Vec<u8>,
-    tags: Vec<Option<Box<[u64]>>>,
+    init: InitBits,
+    fragments: Fragments,
     records: Vec<Record>,
     /// Record indices used by stack allocations, in stack order.
     stack: Vec<u32>,
@@ -139,8 +138,8 @@ impl Memory {
     pub(crate) fn new(max_bytes: u64, max_allocations: u64) -> Memory {
         Memory {
             bytes: Vec::new(),
-            meta: Vec::new(),
-            tags: Vec::new(),
+            init: InitBits::default(),
+            fragments: Fragments::default(),
             records: Vec::new(),
             stack: Vec::new(),
             stack_live: 0,
@@ -191,16 +190,33 @@ impl Memory {
             return Err(AllocError::Bytes);
         }
         let (lo, hi) = ((start - BASE) as usize, (end - BASE) as usize);
-        let needed = usize::try_from(new_top).map_err(|_| AllocError::Bytes)?;
+        let needed = usize::try_from(new_top).map_err(|_| AllocError::OutOfMemory(new_top))?;
         if self.bytes.len() < needed {
-            self.bytes.resize(needed, 0);
-            self.meta.resize(needed, 0);
+            self.grow(needed).map_err(|_| AllocError::OutOfMemory(new_top))?;
         }
-        if let Some(m) = self.meta.get_mut(lo..hi) {
-            m.fill(0);
-        }
+        self.init.set_range(lo, hi - lo, false);
+        self.fragments.clear(lo, hi - lo);
         self.top = new_top;
         Ok((start, size))
+    }
+
+    /// Grows the arena to `needed` bytes, reserving fallibly (amortised growth
+    /// when the host has room for it, else exactly what is needed).
+    #[cold]
+    fn grow(&mut self, needed: usize) -> Result<(), std::collections::TryReserveError> {
+        let extra = needed - self.bytes.len();
+        if self.bytes.try_reserve(extra).is_err() {
+            self.bytes.try_reserve_exact(extra)?;
+        }
+        self.init.try_grow(needed)?;
+        self.bytes.resize(needed, 0);
+        Ok(())
+    }
+
+    /// Bytes held for the arena and for its bookkeeping (capacities, not use).
+    #[cfg(test)]
+    pub(crate) fn footprint(&self) -> (usize, usize) {
+        (self.bytes.capacity(), self.init.capacity_bytes() + self.fragments.capacity_bytes())
     }
 
     /// A new stack allocation (dies when the current frame returns); returns its
@@ -251,9 +267,7 @@ impl Memory {
         if let Some(b) = self.bytes.get_mut(lo..lo + contents.len()) {
             b.copy_from_slice(contents);
         }
-        if let Some(m) = self.meta.get_mut(lo..lo + contents.len()) {
-            m.fill(INIT);
-        }
+        self.init.set_range(lo, contents.len(), true);
         let index = self.push_record(start, size, perms.bits());
         self.live += 1;
         self.static_top = self.top;
@@ -429,35 +443,36 @@ impl Memory {
 
     #[cold]
     fn uninitialized(&self, off: usize, len: usize) -> MemoryTrap {
-        let first =
-            self.meta.get(off..off + len).and_then(|m| m.iter().position(|&b| b & INIT == 0)).map_or(off, |i| off + i);
+        let first = self.init.first_clear(off, len).unwrap_or(off);
         MemoryTrap::Uninitialized { offset: self.allocation_offset(first) }
     }
 
+    /// Checks that `len ≤ SHORT` bytes at `off` are initialised.
     #[inline(always)]
     fn initialized(&self, off: usize, len: usize) -> Result<(), MemoryTrap> {
-        match self.meta.get(off..off + len) {
-            Some(m) if m.iter().all(|&b| b & INIT != 0) => Ok(()),
-            _ => Err(self.uninitialized(off, len)),
+        if self.init.all_set_short(off, len) {
+            Ok(())
+        } else {
+            Err(self.uninitialized(off, len))
         }
     }
 
     /// Loads a `u8` (checked offset).
     #[inline(always)]
     pub(crate) fn read_u8(&self, off: usize) -> Result<u8, MemoryTrap> {
-        match (self.meta.get(off), self.bytes.get(off)) {
-            (Some(&m), Some(&b)) if m & INIT != 0 => Ok(b),
+        match self.bytes.get(off) {
+            Some(&b) if self.init.is_set(off) => Ok(b),
             _ => Err(self.uninitialized(off, 1)),
         }
     }
 
-    /// Loads `N` initialised bytes (checked offset).
+    /// Loads `N ≤ 16` initialised bytes (checked offset).
     #[inline(always)]
     pub(crate) fn read<const N: usize>(&self, off: usize) -> Result<[u8; N], MemoryTrap> {
+        const { assert!(N <= SHORT) };
         let end = off.wrapping_add(N);
-        if let (Some(m), Some(b)) = (self.meta.get(off..end), self.bytes.get(off..end)) {
-            // One AND over all N metadata bytes, then one test.
-            if m.iter().fold(INIT, |acc, &x| acc & x) != 0 {
+        if let Some(b) = self.bytes.get(off..end) {
+            if self.init.all_set_short(off, N) {
                 let mut out = [0u8; N];
                 out.copy_from_slice(b);
                 return Ok(out);
@@ -466,23 +481,23 @@ impl Memory {
         Err(self.uninitialized(off, N))
     }
 
-    /// Stores `N` bytes and marks them initialised, clearing fragments (checked offset).
+    /// Stores `N ≤ 16` bytes and marks them initialised, clearing fragments (checked offset).
     #[inline(always)]
     pub(crate) fn write<const N: usize>(&mut self, off: usize, value: [u8; N]) {
+        const { assert!(N <= SHORT) };
         let end = off.wrapping_add(N);
         if let Some(b) = self.bytes.get_mut(off..end) {
             b.copy_from_slice(&value);
-        }
-        if let Some(m) = self.meta.get_mut(off..end) {
-            m.fill(INIT);
+            self.init.set_short(off, N);
+            self.fragments.clear(off, N);
         }
     }
 
     /// Loads `len ≤ 16` little-endian bytes (checked offset).
     #[inline(always)]
     pub(crate) fn read_le(&self, off: usize, len: usize) -> Result<u128, MemoryTrap> {
+        let bytes = self.bytes.get(off..off + len).filter(|b| b.len() <= 16).ok_or(MemoryTrap::OutOfBounds)?;
         self.initialized(off, len)?;
-        let bytes = self.bytes.get(off..off + len).ok_or(MemoryTrap::OutOfBounds)?;
         let mut buf = [0u8; 16];
         buf[..len].copy_from_slice(bytes);
         Ok(u128::from_le_bytes(buf))
@@ -492,66 +507,37 @@ impl Memory {
     /// fragments, in order, of one stored pointer (else no provenance).
     pub(crate) fn read_ptr(&self, off: usize) -> Result<(u64, u64), MemoryTrap> {
         let addr = self.read_le(off, 8)? as u64;
-        let tag = self.tag_at(off);
-        if addr == 0 || tag == 0 {
-            return Ok((addr, 0));
-        }
-        let whole = (0..8usize).all(|k| {
-            self.meta.get(off + k) == Some(&(INIT | FRAG | ((k as u8) << FRAG_SHIFT))) && self.tag_at(off + k) == tag
-        });
-        Ok((addr, if whole { tag } else { 0 }))
+        let Some((0, tag)) = self.fragments.get(off) else { return Ok((addr, 0)) };
+        let whole = (1..8u8).all(|k| self.fragments.get(off + usize::from(k)) == Some((k, tag)));
+        Ok((addr, if whole && addr != 0 { tag } else { 0 }))
     }
 
     /// Stores `len ≤ 16` little-endian bytes (checked offset).
     #[inline(always)]
     pub(crate) fn write_le(&mut self, off: usize, len: usize, value: u128) {
-        if let Some(b) = self.bytes.get_mut(off..off + len) {
+        if let Some(b) = self.bytes.get_mut(off..off + len).filter(|b| b.len() <= 16) {
             b.copy_from_slice(&value.to_le_bytes()[..len]);
-        }
-        if let Some(m) = self.meta.get_mut(off..off + len) {
-            m.fill(INIT);
+            self.init.set_short(off, len);
+            self.fragments.clear(off, len);
         }
     }
 
     /// Stores one byte (checked offset).
     #[inline(always)]
     pub(crate) fn write_u8(&mut self, off: usize, value: u8) {
-        if let (Some(b), Some(m)) = (self.bytes.get_mut(off), self.meta.get_mut(off)) {
+        if let Some(b) = self.bytes.get_mut(off) {
             *b = value;
-            *m = INIT;
+            self.init.set(off);
+            self.fragments.clear(off, 1);
         }
     }
 
     /// Stores a pointer with its fragments.
     pub(crate) fn write_ptr(&mut self, off: usize, addr: u64, tag: u64) {
         self.write_le(off, 8, u128::from(addr));
-        if tag == 0 {
-            return;
-        }
-        for k in 0..8usize {
-            if let Some(m) = self.meta.get_mut(off + k) {
-                *m = INIT | FRAG | ((k as u8) << FRAG_SHIFT);
-            }
-            self.set_tag(off + k, tag);
-        }
-    }
-
-    fn tag_at(&self, off: usize) -> u64 {
-        match self.tags.get(off >> PAGE_BITS) {
-            Some(Some(page)) => page.get(off & (PAGE - 1)).copied().unwrap_or(0),
-            _ => 0,
-        }
-    }
-
-    fn set_tag(&mut self, off: usize, tag: u64) {
-        let page = off >> PAGE_BITS;
-        if self.tags.len() <= page {
-            self.tags.resize_with(page + 1, || None);
-        }
-        if let Some(slot) = self.tags.get_mut(page) {
-            let page = slot.get_or_insert_with(|| vec![0u64; PAGE].into_boxed_slice());
-            if let Some(t) = page.get_mut(off & (PAGE - 1)) {
-                *t = tag;
+        if tag != 0 && off + 8 <= self.bytes.len() {
+            for k in 0..8u8 {
+                self.fragments.set(off + usize::from(k), k, tag);
             }
         }
     }
@@ -560,16 +546,16 @@ impl Memory {
     pub(crate) fn fill(&mut self, off: usize, len: usize, byte: u8) {
         if let Some(b) = self.bytes.get_mut(off..off + len) {
             b.fill(byte);
-        }
-        if let Some(m) = self.meta.get_mut(off..off + len) {
-            m.fill(INIT);
+            self.init.set_range(off, len, true);
+            self.fragments.clear(off, len);
         }
     }
 
     /// `uninit` over a checked range: bytes stay, initialisation and fragments go.
     pub(crate) fn clear_init(&mut self, off: usize, len: usize) {
-        if let Some(m) = self.meta.get_mut(off..off + len) {
-            m.fill(0);
+        if off.checked_add(len).is_some_and(|end| end <= self.bytes.len()) {
+            self.init.set_range(off, len, false);
+            self.fragments.clear(off, len);
         }
     }
 
@@ -582,16 +568,8 @@ impl Memory {
             return;
         }
         self.bytes.copy_within(src..src + len, dst);
-        let fragments = self.meta[src..src + len].iter().any(|&m| m & FRAG != 0);
-        self.meta.copy_within(src..src + len, dst);
-        if fragments {
-            for k in 0..len {
-                if self.meta[dst + k] & FRAG != 0 {
-                    let tag = self.tag_at(src + k);
-                    self.set_tag(dst + k, tag);
-                }
-            }
-        }
+        self.init.copy(src, dst, len);
+        self.fragments.copy(src, dst, len);
     }
 
     /// Whether two checked ranges share a byte.
@@ -606,7 +584,9 @@ impl Memory {
         }
         let off = self.check(addr, tag, len, 1, READ)?;
         let len = len as usize;
-        self.initialized(off, len)?;
+        if let Some(first) = self.init.first_clear(off, len) {
+            return Err(MemoryTrap::Uninitialized { offset: self.allocation_offset(first) });
+        }
         Ok(self.bytes.get(off..off + len).map(<[u8]>::to_vec).unwrap_or_default())
     }
 
@@ -618,9 +598,8 @@ impl Memory {
         let off = self.check(addr, tag, contents.len() as u64, 1, WRITE)?;
         if let Some(b) = self.bytes.get_mut(off..off + contents.len()) {
             b.copy_from_slice(contents);
-        }
-        if let Some(m) = self.meta.get_mut(off..off + contents.len()) {
-            m.fill(INIT);
+            self.init.set_range(off, contents.len(), true);
+            self.fragments.clear(off, contents.len());
         }
         Ok(())
     }
@@ -685,6 +664,46 @@ mod tests {
         assert_eq!(m.read_ptr(off + 8), Ok((a, t)));
         m.write_u8(off + 3, (a >> 24) as u8);
         assert_eq!(m.read_ptr(off), Ok((a, 0)));
+    }
+
+    #[test]
+    fn bookkeeping_stays_within_an_eighth_of_plain_memory() {
+        let mut m = Memory::new(1 << 30, 16);
+        let (a, t) = m.allocate_stack(64 << 20, 8).unwrap();
+        let off = m.check(a, t, 8, 8, WRITE).unwrap();
+        m.write_le(off, 8, 7);
+        let (arena, bookkeeping) = m.footprint();
+        assert!(arena >= 64 << 20);
+        assert!(bookkeeping * 8 <= arena + 64, "{bookkeeping} bytes of bookkeeping for {arena}");
+    }
+
+    #[test]
+    fn a_pointer_reassembled_from_copied_halves_keeps_provenance() {
+        let mut m = Memory::new(1 << 20, 16);
+        let (a, t) = m.allocate_stack(32, 8).unwrap();
+        let off = m.check(a, t, 32, 8, WRITE).unwrap();
+        m.write_ptr(off, a, t);
+        m.copy(off + 16, off, 4);
+        m.copy(off + 20, off + 4, 4);
+        assert_eq!(m.read_ptr(off + 16), Ok((a, t)));
+        // Halves swapped: the bytes are the pointer's, but not in order.
+        m.copy(off + 24, off + 4, 4);
+        m.copy(off + 28, off, 4);
+        assert_eq!(m.read_ptr(off + 24).map(|(_, tag)| tag), Ok(0));
+        // An ordinary store over one byte drops it; `uninit` drops the bytes.
+        m.write_u8(off + 17, (a >> 8) as u8);
+        assert_eq!(m.read_ptr(off + 16), Ok((a, 0)));
+        m.clear_init(off, 8);
+        assert_eq!(m.read_ptr(off), Err(MemoryTrap::Uninitialized { offset: 0 }));
+    }
+
+    #[test]
+    fn a_reservation_the_host_cannot_provide_is_an_error() {
+        let mut m = Memory::new(u64::MAX, 16);
+        assert!(matches!(m.allocate_stack(1 << 61, 8), Err(AllocError::OutOfMemory(_))));
+        // The memory is still usable afterwards.
+        let (a, t) = m.allocate_stack(8, 8).unwrap();
+        assert!(m.check(a, t, 8, 8, READ).is_ok());
     }
 
     mod fast_path {
