@@ -1,7 +1,11 @@
 //! Errors of the command-line tool and the one place that maps them to exit codes.
 
-use std::io::Write;
 use std::process::ExitCode;
+
+use crate::console;
+
+/// The exit status after standard output was closed by its reader (128 + SIGPIPE, as a shell shows it).
+pub const BROKEN_PIPE_STATUS: u8 = 141;
 
 /// A failed command: what to print and how to exit.
 #[derive(Debug)]
@@ -15,6 +19,8 @@ pub enum CliError {
     },
     /// The binary was built without a feature the command needs: the given lines, exit 2.
     MissingFeature(Vec<String>),
+    /// Standard output's reader went away (`EPIPE`): nothing to print, exit 141.
+    BrokenPipe,
 }
 
 impl CliError {
@@ -28,23 +34,19 @@ impl CliError {
         CliError::Failed { message: message.into(), detail }
     }
 
-    /// Prints the error to standard error and returns the exit code.
+    /// Prints the error to standard error and returns the exit code. A failure to
+    /// write standard error changes nothing: the status still says what happened.
     pub fn report(&self) -> ExitCode {
-        let mut stderr = std::io::stderr().lock();
         match self {
             CliError::Failed { message, detail } => {
-                let _ = writeln!(stderr, "Error: {message}");
-                if let Some(detail) = detail {
-                    let _ = write!(stderr, "{detail}");
-                }
+                let _ = console::error_text(&format!("Error: {message}\n{}", detail.as_deref().unwrap_or("")));
                 ExitCode::from(1)
             }
             CliError::MissingFeature(lines) => {
-                for line in lines {
-                    let _ = writeln!(stderr, "{line}");
-                }
+                let _ = console::error_text(&lines.iter().map(|line| format!("{line}\n")).collect::<String>());
                 ExitCode::from(2)
             }
+            CliError::BrokenPipe => ExitCode::from(BROKEN_PIPE_STATUS),
         }
     }
 }

@@ -10,7 +10,7 @@ use std::path::Path;
 use ir::Module;
 
 use crate::cli_error::CliError;
-use crate::io::{input_name, read_input, MAX_INPUT_BYTES};
+use crate::io::{input_name, max_input_bytes, read_input};
 
 /// The default target of lowering.
 pub const DEFAULT_TARGET: &str = "x86_64-whale-linux";
@@ -49,7 +49,7 @@ pub fn detect(bytes: &[u8]) -> InputKind {
 /// Reads `path` and builds its module (lowering AST JSON for `target`), verifying
 /// unless `verify` is false (IR text is always verified by the reader).
 pub fn load_module(path: &Path, target: &str, verify: bool) -> Result<Module, CliError> {
-    let bytes = read_input(path, MAX_INPUT_BYTES)?;
+    let bytes = read_input(path)?;
     load_module_from_bytes(&bytes, path, target, verify)
 }
 
@@ -58,7 +58,13 @@ pub fn load_module_from_bytes(bytes: &[u8], path: &Path, target: &str, verify: b
     let name = input_name(path);
     match detect(bytes) {
         // The readers verify what they read; FR2E errors carry the byte offset.
-        InputKind::Fr2e => fr2e::read_module(bytes).map_err(|e| CliError::failed(format!("{name}: {e}"))),
+        InputKind::Fr2e => {
+            let mut limits = fr2e::ReadLimits::default();
+            if let Some(bytes) = max_input_bytes() {
+                limits.ir = ir::IrLimits::for_input_bytes(bytes);
+            }
+            fr2e::read_module_with_limits(bytes, &limits).map_err(|e| CliError::failed(format!("{name}: {e}")))
+        }
         InputKind::Llvm13 => llvm13::read_whale(bytes).map_err(|e| CliError::failed(format!("{name}: {e}"))),
         InputKind::IrText => parse_text(utf8(bytes, &name)?, &name),
         InputKind::AstJson => {
@@ -82,7 +88,8 @@ fn utf8<'b>(bytes: &'b [u8], name: &str) -> Result<&'b str, CliError> {
 fn lower_json(text: &str, target: &str) -> Result<Module, CliError> {
     use ir::lower_ast::{JsonLowerError, DEFAULT_MAX_INPUT_BYTES};
     let layout = ir::Target::lookup(target).map_err(|e| CliError::failed(e.to_string()))?.data_layout();
-    ir::lower_ast::lower_json(text, DEFAULT_MAX_INPUT_BYTES, target, layout).map_err(|e| match e {
+    let limit = max_input_bytes().unwrap_or(DEFAULT_MAX_INPUT_BYTES);
+    ir::lower_ast::lower_json(text, limit, target, layout).map_err(|e| match e {
         JsonLowerError::Decode(e) => {
             let detail = e.line_column().map(|(line, column)| crate::diagnostics::excerpt(text, line, column));
             CliError::with_detail(format!("Failed to parse socket JSON: {e}"), detail)
@@ -102,7 +109,8 @@ fn lower_json(_text: &str, _target: &str) -> Result<Module, CliError> {
 /// Reads IR text (formats 2, 3 and 4); errors render as `FILE:LINE:COL: message`
 /// with the source line and a caret below.
 fn parse_text(text: &str, name: &str) -> Result<Module, CliError> {
-    ir::parse_module(text).map_err(|e| {
+    let limits = max_input_bytes().map_or_else(ir::IrLimits::default, ir::IrLimits::for_input_bytes);
+    ir::parse_module_with_limits(text, limits).map_err(|e| {
         let rendered = e.render(text, name);
         let (message, detail) = match rendered.split_once('\n') {
             Some((first, rest)) => (first.to_string(), Some(format!("{rest}\n").replace("\n\n", "\n"))),

@@ -1,17 +1,21 @@
 //! `whale`: the command-line front end of the Whale IR toolkit.
 //!
 //! Each subcommand is a short function in [`commands`] that calls library code;
-//! plumbing (input reading, format detection, atomic output) lives in [`io`] and
-//! [`input`], and error rendering plus exit codes in [`cli_error`]. Exit codes:
-//! 0 success, 1 an error of the work itself (`Error: …` on stderr), 2 usage
-//! errors (clap's convention) and a missing build feature.
+//! plumbing lives in [`io`] and [`input`] (reading, format detection), [`output`]
+//! (`-o`: atomic replacement, special files) and [`console`] (every write to
+//! standard output and error), error rendering plus exit codes in [`cli_error`].
+//! Exit codes: 0 success, 1 an error of the work itself (`Error: …` on stderr),
+//! 2 usage errors (clap's convention) and a missing build feature, 141 when
+//! standard output's reader went away (`docs/cli.md`).
 
 mod cli_error;
 mod commands;
+mod console;
 #[cfg(feature = "socket-cli")]
 mod diagnostics;
 mod input;
 mod io;
+mod output;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,6 +28,10 @@ use clap::{Args, Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Largest input accepted, in bytes, for every input kind (default: 8 MiB for AST JSON and IR text, 64 MiB
+    /// for binary inputs); the text readers' count limits scale with it.
+    #[arg(long, global = true, value_name = "BYTES")]
+    max_input_bytes: Option<usize>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -160,10 +168,25 @@ struct RunArgs {
     /// Tracked-memory limit in bytes (default 67108864).
     #[arg(long, value_name = "BYTES")]
     max_memory: Option<u64>,
+    /// Call depth limit (default 10000).
+    #[arg(long, value_name = "N")]
+    max_call_depth: Option<u32>,
+    /// Live allocation limit (default 16384).
+    #[arg(long, value_name = "N")]
+    max_allocations: Option<u64>,
+    /// Value stack limit in 8-byte slots, all frames together (default 16777216).
+    #[arg(long, value_name = "N")]
+    max_stack_slots: Option<u64>,
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return report_usage(&error),
+    };
+    if let Some(limit) = cli.max_input_bytes {
+        io::set_max_input_bytes(limit);
+    }
     let result = match cli.command {
         Command::Ir(IrCommand::Lower(args)) => commands::ir_lower::run(&args),
         Command::Ir(IrCommand::Verify(args)) => commands::ir_verify::run(&args),
@@ -176,6 +199,26 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => error.report(),
+    }
+}
+
+/// Prints clap's help, version or usage error through the console: help and
+/// version to standard output (exit 0, or the failed write's status), errors to
+/// standard error (exit 2).
+fn report_usage(error: &clap::Error) -> ExitCode {
+    use std::io::IsTerminal;
+    let to_stdout = !error.use_stderr();
+    let terminal = if to_stdout { std::io::stdout().is_terminal() } else { std::io::stderr().is_terminal() };
+    let styled = error.render();
+    let text = if terminal { styled.ansi().to_string() } else { styled.to_string() };
+    if !to_stdout {
+        let _ = console::error_text(&text);
+        return ExitCode::from(2);
+    }
+    let mut out = std::io::stdout().lock();
+    match std::io::Write::write_all(&mut out, text.as_bytes()).and_then(|()| std::io::Write::flush(&mut out)) {
+        Ok(()) => ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(0)),
+        Err(e) => console::stdout_error(e).report(),
     }
 }
 

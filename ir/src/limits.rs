@@ -67,6 +67,30 @@ impl Default for IrLimits {
 }
 
 impl IrLimits {
+    /// The default limits for inputs of up to `bytes` bytes: the byte and token
+    /// limits become `bytes`, and the counts (nodes, functions, blocks, values)
+    /// and the largest id scale with the byte limit (never below the defaults).
+    ///
+    /// ```
+    /// let limits = ir::IrLimits::for_input_bytes(64 << 20);
+    /// assert_eq!(limits.max_input_bytes, 64 << 20);
+    /// assert_eq!(limits.max_values, 8 * ir::IrLimits::default().max_values);
+    /// ```
+    pub fn for_input_bytes(bytes: usize) -> IrLimits {
+        let d = IrLimits::default();
+        let factor = (bytes as u64).div_ceil(d.max_input_bytes as u64).max(1);
+        IrLimits {
+            max_input_bytes: bytes,
+            max_tokens: bytes as u64,
+            max_nodes: d.max_nodes.saturating_mul(factor),
+            max_functions: d.max_functions.saturating_mul(factor),
+            max_blocks: d.max_blocks.saturating_mul(factor),
+            max_values: d.max_values.saturating_mul(factor),
+            max_id: (u64::from(d.max_id) + 1).saturating_mul(factor).min(u64::from(u32::MAX - 1)) as u32 - 1,
+            ..d
+        }
+    }
+
     /// Checks the configuration itself: nesting limits above [`MAX_IR_NESTING`]
     /// are refused.
     pub fn validate(&self) -> Result<(), LimitError> {

@@ -4,7 +4,8 @@ use std::io::IsTerminal;
 use std::path::Path;
 
 use crate::cli_error::CliError;
-use crate::{input, io, ConvertArgs};
+use crate::console::outln;
+use crate::{input, io, output, ConvertArgs};
 
 /// The output formats.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -51,12 +52,12 @@ pub fn run(args: &ConvertArgs) -> Result<(), CliError> {
 /// Writes an FR2E image atomically to `output` with a `Wrote FR2E image to PATH` note, or to standard output unless
 /// that is a terminal.
 pub fn publish_image(image: &[u8], output: Option<&Path>) -> Result<(), CliError> {
-    let to_stdout = output.is_none_or(|p| p.as_os_str() == "-");
+    let to_stdout = output.is_none_or(output::is_stdout);
     if to_stdout && std::io::stdout().is_terminal() {
         return Err(CliError::failed("refusing to write a binary FR2E image to a terminal; use -o FILE"));
     }
-    if let Some(path) = io::write_output(output, image)? {
-        println!("Wrote FR2E image to {}", path.display());
+    if let Some(path) = output::write_output(output, image)? {
+        outln!("Wrote FR2E image to {}", path.display())?;
     }
     Ok(())
 }
@@ -64,11 +65,11 @@ pub fn publish_image(image: &[u8], output: Option<&Path>) -> Result<(), CliError
 /// Writes binary output atomically to `output` with a `Wrote WHAT to PATH` note, or to standard output unless that is a
 /// terminal.
 fn publish_binary(bytes: &[u8], output: &Path, what: &str) -> Result<(), CliError> {
-    if output.as_os_str() == "-" && std::io::stdout().is_terminal() {
+    if output::is_stdout(output) && std::io::stdout().is_terminal() {
         return Err(CliError::failed(format!("refusing to write binary {what} to a terminal; use -o FILE")));
     }
-    if let Some(path) = io::write_output(Some(output), bytes)? {
-        println!("Wrote {what} to {}", path.display());
+    if let Some(path) = output::write_output(Some(output), bytes)? {
+        outln!("Wrote {what} to {}", path.display())?;
     }
     Ok(())
 }

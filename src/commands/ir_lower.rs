@@ -12,7 +12,7 @@ pub fn run(args: &LowerArgs) -> Result<(), CliError> {
     if let Some(out) = &args.output {
         io::check_not_same_file(&args.input, out)?;
     }
-    let bytes = io::read_input(&args.input, io::MAX_INPUT_BYTES)?;
+    let bytes = io::read_input(&args.input)?;
     if input::detect(&bytes) != input::InputKind::AstJson {
         let name = io::input_name(&args.input);
         return Err(CliError::failed(format!("Failed to parse socket JSON: {name} is not AST JSON")));

@@ -3,7 +3,8 @@
 use std::path::Path;
 
 use crate::cli_error::CliError;
-use crate::{input, io, PrintArgs};
+use crate::console::outln;
+use crate::{input, io, output, PrintArgs};
 
 /// Loads, verifies and prints a module.
 pub fn run(args: &PrintArgs) -> Result<(), CliError> {
@@ -18,8 +19,8 @@ pub fn run(args: &PrintArgs) -> Result<(), CliError> {
 /// Writes the module's IR text to standard output, or atomically to `output`
 /// with a `Wrote IR to PATH` note. The text is streamed, never held whole.
 pub fn publish(module: &ir::Module, format: ir::TextFormat, output: Option<&Path>) -> Result<(), CliError> {
-    if let Some(path) = io::write_output_with(output, |w| ir::write_module(module, format, w))? {
-        println!("Wrote IR to {}", path.display());
+    if let Some(path) = output::write_output_with(output, |w| Ok(ir::write_module(module, format, w)?))? {
+        outln!("Wrote IR to {}", path.display())?;
     }
     Ok(())
 }

@@ -1,6 +1,8 @@
-//! `whale ir run <IN> --function @fN|NAME [--arg LIT]... [--max-steps N] [--max-memory BYTES]`.
+//! `whale ir run <IN> --function @fN|NAME [--arg LIT]... [--max-steps N] [--max-memory BYTES] [--max-call-depth N]
+//! [--max-allocations N] [--max-stack-slots N]`.
 
 use crate::cli_error::CliError;
+use crate::console::{self, outln, TrackedStdout};
 use crate::{input, io, RunArgs};
 
 /// Loads and verifies a module, runs one function with the standard host
@@ -16,10 +18,18 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let mut options = interp::Options::default();
     options.max_steps = args.max_steps.unwrap_or(options.max_steps);
     options.max_memory_bytes = args.max_memory.unwrap_or(options.max_memory_bytes);
+    options.max_call_depth = args.max_call_depth.unwrap_or(options.max_call_depth);
+    options.max_allocations = args.max_allocations.unwrap_or(options.max_allocations);
+    options.max_stack_slots = args.max_stack_slots.unwrap_or(options.max_stack_slots);
     let mut interpreter = interp::Interpreter::new(&module, options).map_err(|e| fail(e.to_string()))?;
     interpreter.bind_standard_host();
-    interpreter.set_output(Box::new(std::io::stdout()));
-    let outcome = interpreter.call(function, &values).map_err(|e| fail(e.to_string()))?;
-    println!("{}", interp::format_result(&module, ret, outcome.value.as_ref()));
-    Ok(())
+    let stdout = TrackedStdout::default();
+    interpreter.set_output(Box::new(stdout.clone()));
+    let outcome = interpreter.call(function, &values);
+    // A host function's failed write traps the program; it is reported as what it is.
+    if let Some(error) = stdout.take_failure() {
+        return Err(console::stdout_error(error));
+    }
+    let outcome = outcome.map_err(|e| fail(e.to_string()))?;
+    outln!("{}", interp::format_result(&module, ret, outcome.value.as_ref()))
 }
