@@ -102,6 +102,7 @@ pub mod entity;
 mod inst;
 pub mod layout;
 mod limits;
+mod local_ids;
 #[cfg(feature = "socket")]
 pub mod lower_ast;
 mod module;
@@ -137,7 +138,7 @@ pub use signature::{is_well_formed_type, validate_signature};
 pub use strings::StringTable;
 pub use target::{DataLayout, Endian, Target, TargetError};
 pub use types::{CallingConvention, FunctionSignature, Type, TypeKey, TypeTable};
-pub use verifier::{verify_module, verify_module_all, VerifyError};
+pub use verifier::{verify_function, verify_module, verify_module_all, VerifyError};
 
 /// The text IR format version this crate prints.
 pub const IR_FORMAT_VERSION: u32 = 2;

@@ -47,30 +47,30 @@ fn structure(m: &Module) -> Vec<String> {
     for f in m.functions() {
         out.push(format!("fn {} {:?} -> {} entry {}", f.id, f.name, m.type_name(f.ret), f.entry));
         for p in f.params {
-            out.push(format!("  param {} {:?}: {}", p.value, m.str(p.name), value_type(m, p.value)));
+            out.push(format!("  param {} {:?}: {}", p.value, m.str(p.name), value_type(&f, p.value)));
         }
         for &b in f.blocks {
-            out.push(format!("  block {b} {:?}", m.block_name(b)));
-            for inst in m.block_insts(b) {
-                let result = m.inst_result(inst).map(|v| format!("{v}: {} = ", value_type(m, v))).unwrap_or_default();
-                out.push(format!("    {result}{}", describe(m, m.inst(inst))));
+            out.push(format!("  block {b} {:?}", f.block_name(b)));
+            for inst in f.block_insts(b) {
+                let result = f.inst_result(inst).map(|v| format!("{v}: {} = ", value_type(&f, v))).unwrap_or_default();
+                out.push(format!("    {result}{}", describe(m, f.inst(inst))));
             }
         }
-    }
-    for v in 0..m.value_id_bound() {
-        let v = ValueId::from_u32(v as u32);
-        out.push(format!("value {v} {}", value_type(m, v)));
-    }
-    for b in 0..m.block_id_bound() {
-        let b = BlockId::from_u32(b as u32);
-        out.push(format!("block id {b} {:?}", m.block_function(b)));
+        for i in 0..f.value_slots() {
+            let v = f.value_at(i);
+            out.push(format!("  value {v} {}", value_type(&f, v)));
+        }
+        for i in 0..f.block_slots() {
+            let b = f.block_at(i);
+            out.push(format!("  block id {b} {}", f.has_block(b)));
+        }
     }
     out.push(format!("build errors {:?}", m.build_errors()));
     out
 }
 
-fn value_type(m: &Module, v: ValueId) -> String {
-    m.value_type(v).map_or_else(|| "vacant".to_string(), |t| m.type_name(t))
+fn value_type(f: &ir::Function<'_>, v: ValueId) -> String {
+    f.value_type(v).map_or_else(|| "vacant".to_string(), |t| f.module().type_name(t))
 }
 
 fn describe(m: &Module, data: &InstData) -> String {
@@ -1037,7 +1037,7 @@ fn generator_covers_the_instruction_set() {
         let m = build(&recipe);
         for f in m.functions() {
             for &b in f.blocks {
-                seen.extend(m.block_insts(b).map(|i| m.inst(i).opcode()));
+                seen.extend(f.block_insts(b).map(|i| f.inst(i).opcode()));
             }
         }
         if ir::format2_is_exact(&m) {
@@ -1308,7 +1308,7 @@ fn every_instruction_reads_and_prints_back() {
     let seen: Vec<ir::Shape> = m
         .functions()
         .flat_map(|f| {
-            f.blocks.iter().flat_map(|&b| m.block_insts(b)).map(|i| m.inst(i).opcode().shape()).collect::<Vec<_>>()
+            f.blocks.iter().flat_map(|&b| f.block_insts(b)).map(|i| f.inst(i).opcode().shape()).collect::<Vec<_>>()
         })
         .collect();
     let missing: Vec<_> =
@@ -1349,9 +1349,11 @@ fn sparse_format_4_prints_back_exactly() {
     let m = parse_ok(SPARSE_F4);
     assert!(!m.is_canonically_numbered());
     assert_eq!(print_module(&m), SPARSE_F4);
-    assert_eq!(m.value_id_bound(), 12);
-    assert_eq!(m.value_type(ValueId::from_u32(3)), None);
-    assert_eq!(m.block_name(BlockId::from_u32(5)), "negate\u{2028}");
+    let f = m.function_at(0);
+    // The function's tables run from its lowest ids to its highest.
+    assert_eq!((f.value_base(), f.value_slots()), (7, 5));
+    assert_eq!(f.value_type(ValueId::from_u32(3)), None);
+    assert_eq!(f.block_name(BlockId::from_u32(5)), "negate\u{2028}");
     assert_eq!(m.globals().next().map(|g| g.name), Some("a b"));
 }
 
@@ -2166,7 +2168,8 @@ fn large_ids_are_refused_before_allocating() {
     // Ids up to the limit are fine (the table stays sparse in format 4).
     let sparse = SPARSE_F4.replace("%v11", "%v65536");
     let m = parse_ok(&sparse);
-    assert_eq!(m.value_id_bound(), 65537);
+    let f = m.function_at(0);
+    assert_eq!(f.value_at(f.value_slots() - 1), ValueId::from_u32(65536));
     // The configured limit applies below the derived one.
     assert_eq!(limit_error(SPARSE_F4, IrLimits { max_id: 10, ..IrLimits::default() }), (Resource::Id, 10, 17, 41));
 }

@@ -88,7 +88,7 @@ pub fn format2_is_exact(module: &Module) -> bool {
         && module.functions().all(|f| {
             is_bare_name(f.name)
                 && f.params.iter().all(|p| is_bare_name(module.str(p.name)))
-                && f.blocks.iter().all(|&b| is_bare_name(module.block_name(b)))
+                && f.blocks.iter().all(|&b| is_bare_name(f.block_name(b)))
         })
         && module.globals().all(|g| is_bare_name(g.name))
 }
@@ -123,6 +123,8 @@ pub fn push_quoted(out: &mut String, s: &str) {
 
 struct Printer<'m, 'w> {
     m: &'m Module,
+    /// The function being printed (its value ids are scoped to it).
+    func: Option<Function<'m>>,
     out: String,
     /// Where full chunks go ([`write_module`]); `None` keeps everything in `out`.
     sink: Option<&'w mut dyn std::io::Write>,
@@ -147,6 +149,7 @@ impl<'m, 'w> Printer<'m, 'w> {
         };
         Printer {
             m,
+            func: None,
             out,
             sink,
             error: None,
@@ -252,8 +255,9 @@ impl<'m, 'w> Printer<'m, 'w> {
         self.out.push_str("}\n");
     }
 
-    fn function(&mut self, f: Function<'_>) {
+    fn function(&mut self, f: Function<'m>) {
         let m = self.m;
+        self.func = Some(f);
         self.out.push_str("  fn ");
         if self.v4 {
             self.func_ref(f.id);
@@ -294,14 +298,15 @@ impl<'m, 'w> Printer<'m, 'w> {
             if self.v4 {
                 self.block_ref(b);
                 self.out.push(' ');
-                push_quoted(&mut self.out, m.block_name(b));
+                push_quoted(&mut self.out, f.block_name(b));
             } else {
-                self.out.push_str(m.block_name(b));
+                self.out.push_str(f.block_name(b));
             }
             self.out.push_str(":\n");
-            for inst in m.block_insts(b) {
-                let (data, result) = (m.inst(inst), m.inst_result(inst));
-                if line::push_common(&mut self.lines, m, &self.tokens, data, result) {
+            let (insts, results, _) = f.block_slices(b);
+            for (data, result) in insts.iter().zip(results) {
+                let result = result.expand();
+                if line::push_common(&mut self.lines, &f, &self.tokens, data, result) {
                     if self.lines.len() >= CHUNK {
                         self.settle_lines();
                     }
@@ -324,10 +329,10 @@ impl<'m, 'w> Printer<'m, 'w> {
         self.out.push_str("  }\n\n");
     }
 
-    fn inst(&mut self, data: &InstData, result: Option<ValueId>, f: Function<'_>) {
+    fn inst(&mut self, data: &InstData, result: Option<ValueId>, f: Function<'m>) {
         let m = self.m;
         let op = data.opcode();
-        let result_ty = result.and_then(|v| m.value_type(v));
+        let result_ty = result.and_then(|v| f.value_type(v));
         match *data {
             InstData::Nullary { .. } => {
                 self.out.push_str(op.mnemonic());
@@ -370,7 +375,7 @@ impl<'m, 'w> Printer<'m, 'w> {
                             Some(crate::types::TypeKey::Tuple(fields)) => fields.first().copied(),
                             _ => None,
                         })
-                        .or_else(|| m.value_type(args[0]));
+                        .or_else(|| f.value_type(args[0]));
                     self.opt_ty(operand);
                 } else {
                     self.opt_ty(result_ty);
@@ -470,7 +475,7 @@ impl<'m, 'w> Printer<'m, 'w> {
                 self.call_args(m.list(args));
             }
             InstData::CallIndirect { callee, args } => {
-                let sig = m.value_type(callee).and_then(|t| m.types.fn_ptr_sig(t));
+                let sig = f.value_type(callee).and_then(|t| m.types.fn_ptr_sig(t));
                 self.call_head(sig, result_ty);
                 self.out.push_str("indirect ");
                 self.value(callee);
@@ -586,7 +591,7 @@ impl<'m, 'w> Printer<'m, 'w> {
 
     #[inline]
     fn value_ty(&mut self, v: ValueId) {
-        self.opt_ty(self.m.value_type(v));
+        self.opt_ty(self.func.and_then(|f| f.value_type(v)));
     }
 
     #[inline]
@@ -672,7 +677,7 @@ mod tests {
     fn whale_ir_section_4_example() {
         use crate::constant::ConstValue;
         use crate::entity::{BlockId, EntityRef, FunctionId, PackedOption};
-        use crate::module::{encode_const, BlockData, DeclData, FunctionData, Linkage, Param, VACANT};
+        use crate::module::{encode_const, BlockData, DeclData, FunctionData, Linkage, Param, Span};
         use crate::target::DataLayout;
         use crate::types::{FunctionSignature, Type};
 
@@ -688,14 +693,19 @@ mod tests {
             name: abs,
             ret: TypeId::I64,
             entry: b(2),
-            params: (0, 1),
-            blocks: (0, 3),
+            params: Span { start: 0, len: 1 },
+            order: Span { start: 0, len: 3 },
+            blocks: Span { start: 0, len: 4 },
+            block_base: 2,
+            insts: Span { start: 0, len: 7 },
+            values: Span { start: 0, len: 5 },
+            value_base: 7,
         });
         m.block_order = vec![b(2), b(4), b(5)];
-        m.blocks = vec![BlockData { name: entry, func: VACANT, start: 0, end: 0 }; 6];
-        m.blocks[2] = BlockData { name: entry, func: 0, start: 0, end: 3 };
-        m.blocks[4] = BlockData { name: done, func: 0, start: 3, end: 5 };
-        m.blocks[5] = BlockData { name: negate, func: 0, start: 5, end: 7 };
+        m.blocks = vec![BlockData::VACANT; 4];
+        m.blocks[0] = BlockData { name: entry, start: 0, end: 3 };
+        m.blocks[2] = BlockData { name: done, start: 3, end: 5 };
+        m.blocks[3] = BlockData { name: negate, start: 5, end: 7 };
         let (kind, bits) = encode_const(ConstValue::I(0)).unwrap();
         let inputs = m.pool.make(&[7, 2, 11, 5]);
         let insts = [
@@ -711,10 +721,10 @@ mod tests {
             m.insts.push(data);
             m.inst_results.push(result.map(v).into());
         }
-        m.value_types = vec![PackedOption::NONE; 12];
+        m.value_types = vec![PackedOption::NONE; 5];
         for (value, ty) in [(7, TypeId::I64), (8, TypeId::I64), (9, TypeId::BOOL), (10, TypeId::I64), (11, TypeId::I64)]
         {
-            m.value_types[v(value).index()] = PackedOption::some(ty);
+            m.value_types[value - 7] = PackedOption::some(ty);
         }
         assert_eq!(crate::verify_module(&m), Ok(()));
         assert!(!m.is_canonically_numbered());

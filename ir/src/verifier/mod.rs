@@ -46,6 +46,45 @@ pub fn verify_module(module: &Module) -> Result<(), VerifyError> {
     }
 }
 
+/// Checks the body of the function at storage index `index` of `module`: every
+/// rule that concerns one body (forbidden instructions and layouts, block
+/// structure, definedness, constants, the CFG, dominance, phis, operand types
+/// and calls), in upstream's order, without the module-wide rules (target,
+/// globals, declarations and definitions) — what a pass that rewrote one
+/// function needs to check. Returns the first error.
+///
+/// ```
+/// use ir::{DataLayout, ModuleBuilder, Type};
+/// let mut module = ModuleBuilder::new("x86_64-whale-linux", DataLayout::default_64bit_le());
+/// let mut f = module.begin_function("seven", vec![], Type::I32);
+/// let seven = f.const_i32(7);
+/// f.ret(Some(seven));
+/// f.finish();
+/// let module = module.finish();
+/// assert!(ir::verify_function(&module, 0).is_ok());
+/// ```
+pub fn verify_function(module: &Module, index: usize) -> Result<(), VerifyError> {
+    let Some(f) = (index < module.function_count()).then(|| module.function_at(index)) else {
+        return Ok(());
+    };
+    let mut errors = Vec::new();
+    let mut scratch = FunctionScratch::new(module);
+    let mut defs = DefTable::default();
+    defs.record(&f);
+    verify_function_body(&mut Ctx { m: module, errors: &mut errors, defs: &defs }, &f, &mut scratch);
+    match scratch.forbidden.into_iter().chain(errors).next() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The storage index of the function whose body `error` (an error of
+/// [`verify_module`]) concerns, if it concerns one: the first function whose
+/// own first error it is (the error path of readers that locate errors).
+pub(crate) fn function_of_error(module: &Module, error: &VerifyError) -> Option<usize> {
+    (0..module.function_count()).find(|&i| verify_function(module, i).err().as_ref() == Some(error))
+}
+
 /// Checks `module`; returns every error found, in pass order.
 pub fn verify_module_all(module: &Module) -> Result<(), Vec<VerifyError>> {
     let errors = run(module);
@@ -89,8 +128,8 @@ fn run(m: &Module) -> Vec<VerifyError> {
     let mut defs = DefTable::default();
     for index in 0..m.function_count() {
         let f = m.function_at(index);
-        defs.record(m, &f);
-        verify_function(&mut Ctx { m, errors: &mut errors, defs: &defs }, &f, &mut scratch);
+        defs.record(&f);
+        verify_function_body(&mut Ctx { m, errors: &mut errors, defs: &defs }, &f, &mut scratch);
     }
     // The forbidden/layout rules come first in upstream's order.
     errors.splice(build_errors..build_errors, scratch.forbidden);
@@ -132,21 +171,21 @@ impl FunctionScratch {
 /// Errors are kept per category and reported in upstream's pass order; a
 /// function with structural errors reports only those (and the
 /// forbidden/layout ones), because the later rules would judge garbage.
-fn verify_function(ctx: &mut Ctx<'_>, f: &crate::module::Function<'_>, s: &mut FunctionScratch) {
+fn verify_function_body(ctx: &mut Ctx<'_>, f: &crate::module::Function<'_>, s: &mut FunctionScratch) {
     let (m, defs) = (ctx.m, ctx.defs);
     let Some(entry_targeted) = structure::blocks(ctx, f) else {
         let mut forbidden = Ctx { m, errors: &mut s.forbidden, defs };
         module_rules::forbidden_and_layout(&mut forbidden, f, &mut s.facts);
         return;
     };
-    s.cfg.begin_function(m, f);
+    s.cfg.begin_function(f);
     s.structure.clear();
     s.dominance.clear();
     s.types.clear();
     s.const_decls.clear();
     for (local, &block) in f.blocks.iter().enumerate() {
         s.cfg.begin_block();
-        let (insts, results, start) = m.block_slices(block);
+        let (insts, results, start) = f.block_slices(block);
         let last = insts.len().saturating_sub(1);
         let mut i = 0;
         while i < insts.len() {
@@ -210,6 +249,6 @@ fn verify_function(ctx: &mut Ctx<'_>, f: &crate::module::Function<'_>, s: &mut F
 }
 
 /// The first result-carrying value of an instruction, for error messages.
-pub(crate) fn result_or(m: &Module, inst: InstId, fallback: ValueId) -> ValueId {
-    m.inst_result(inst).unwrap_or(fallback)
+pub(crate) fn result_or(f: &crate::module::Function<'_>, inst: InstId, fallback: ValueId) -> ValueId {
+    f.inst_result(inst).unwrap_or(fallback)
 }
