@@ -146,9 +146,10 @@ struct PrintArgs {
     /// Write the IR to this file (atomically) instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: Option<PathBuf>,
-    /// Text format version to write (2: format 2 when exact, else 4; 4: always format 4).
-    #[arg(long, default_value = "2", value_parser = ["2", "4"])]
-    format: String,
+    /// Text format version to write (2: format 2 when exact, else 4; 4: always format 4). Default: the input's
+    /// family (format-3/4 text prints as format 4, other inputs as with 2).
+    #[arg(long, value_parser = ["2", "4"])]
+    format: Option<String>,
 }
 
 /// Arguments of `whale ir run`.

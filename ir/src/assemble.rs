@@ -25,7 +25,9 @@ use crate::entity::{
 };
 use crate::inst::InstData;
 use crate::local_ids::LocalIds;
-use crate::module::{encode_const, BlockData, ConstDeclData, DeclData, FunctionData, GlobalData, Linkage, Module, Param, Span};
+use crate::module::{
+    encode_const, BlockData, ConstDeclData, DeclData, FunctionData, GlobalData, Linkage, Module, Param, Span,
+};
 use crate::target::DataLayout;
 use crate::types::TypeTable;
 
@@ -234,7 +236,9 @@ impl ModuleAssembler {
         }
         self.check_id("block", id.as_u32())?;
         let start = (self.m.insts.len() - self.func_first_inst) as u32;
-        self.blocks.define(id.as_u32(), BlockData { name, start, end: start }).map_err(|()| AssembleError::DuplicateBlock(id))?;
+        self.blocks
+            .define(id.as_u32(), BlockData { name, start, end: start })
+            .map_err(|()| AssembleError::DuplicateBlock(id))?;
         self.close_block();
         self.m.block_order.push(id);
         self.current_block = Some(id);
@@ -326,9 +330,10 @@ impl ModuleAssembler {
         let spans = u64::from(self.values.span().1) + u64::from(self.blocks.span().1);
         let defined = (self.values.len() + self.blocks.len()) as u64;
         // Each function may span its own ids for free; the gaps draw on the budget.
-        self.span_budget = self.span_budget.checked_sub(spans - defined).ok_or(AssembleError::TooSparse {
-            limit: 2 * (u64::from(self.max_id) + 1),
-        })?;
+        self.span_budget = self
+            .span_budget
+            .checked_sub(spans - defined)
+            .ok_or(AssembleError::TooSparse { limit: 2 * (u64::from(self.max_id) + 1) })?;
         let m = &mut self.m;
         let (value_start, block_start) = (m.value_types.len(), m.blocks.len());
         let value_base = self.values.lay_out(&mut m.value_types, PackedOption::some, PackedOption::NONE);

@@ -1081,21 +1081,22 @@ fn var_decl_without_init_is_uninit_at_the_declaration() {
             ret(var("n")),
         ],
     )]);
+    // `uninit` is not a format-2 instruction, so the module prints as format 4 (whale-ir §3).
     assert_text(
         &bodies(&p),
-        "  fn @f() -> u64, id @f0 {
-  entry:
+        "  fn @f0 \"f\"() -> u64, entry %b0 {
+  %b0 \"entry\":
     %v0: ptr<u64> = alloca u64, align 8
     %v2: ptr<array<u8, 16>> = alloca array<u8, 16>, align 16
     uninit u64, ptr<u64> %v0, align 8
-    br label 1
-  while.cond:
+    br label %b1
+  %b1 \"while.cond\":
     %v1: bool = const bool false
-    cbr bool %v1, label 2, label 3
-  while.body:
+    cbr bool %v1, label %b2, label %b3
+  %b2 \"while.body\":
     uninit array<u8, 16>, ptr<array<u8, 16>> %v2, align 16
-    br label 1
-  while.exit:
+    br label %b1
+  %b3 \"while.exit\":
     %v3: u64 = const u64 5
     store u64 %v3, ptr<u64> %v0, align 8
     %v4: u64 = load u64, ptr<u64> %v0, align 8

@@ -126,7 +126,6 @@ fn every_instruction() -> Module {
     let array = f.alloca(Type::array(Type::I32, 4), 16);
     let loaded = f.load(Type::I32, p, 4);
     f.store(Type::I32, loaded, p, 4);
-    f.uninit(Type::I32, p, 4);
     let len = f.const_u64(16);
     let buffer = f.alloca(Type::U8, 1);
     f.memcpy(buffer, bytes, len, 1);
@@ -220,7 +219,6 @@ const EVERY_INSTRUCTION: &str = r#"  global @limit: i32 = const i32 7, align 4, 
     %v49: ptr<array<i32, 4>> = alloca array<i32, 4>, align 16
     %v50: i32 = load i32, ptr<i32> %v4, align 4
     store i32 %v50, ptr<i32> %v4, align 4
-    uninit i32, ptr<i32> %v4, align 4
     %v51: u64 = const u64 16
     %v52: ptr<u8> = alloca u8, align 1
     memcpy ptr<u8> %v52, ptr<u8> %v40, u64 %v51, align 1
@@ -263,6 +261,25 @@ fn every_instruction_in_format_2() {
     let m = every_instruction();
     assert_eq!(verify_module(&m), Ok(()));
     assert_eq!(print(&m), format!("{HEADER_2}{EVERY_INSTRUCTION}"));
+}
+
+/// `uninit` is the one instruction format 2 never had: a module using it
+/// prints as format 4 (whale-ir §3), also when format 2 is asked for.
+#[test]
+fn uninit_makes_the_text_format_4() {
+    let mut mb = builder();
+    let mut f = mb.begin_function("f", vec![], Type::Void);
+    let p = f.alloca(Type::I32, 4);
+    f.uninit(Type::I32, p, 4);
+    f.ret(None);
+    f.finish();
+    let m = mb.finish();
+    assert_eq!(verify_module(&m), Ok(()));
+    assert!(m.is_canonically_numbered() && !ir::format2_is_exact(&m));
+    for text in [print(&m), print_module_with(&m, TextFormat::V2)] {
+        assert!(text.starts_with("module {\n  format_version 4\n"), "{text}");
+        assert!(text.contains("    uninit i32, ptr<i32> %v0, align 4\n"), "{text}");
+    }
 }
 
 fn constants() -> Module {
@@ -418,7 +435,13 @@ fn every_opcode_is_printed_by_these_tests() {
     let u = f.undef(Type::I8);
     f.ret(Some(u));
     f.finish();
-    let texts = [print(&every_instruction()), print(&constants()), print(&undef.finish())];
+    let mut uninit = builder();
+    let mut f = uninit.begin_function("uninit", vec![], Type::Void);
+    let p = f.alloca(Type::I32, 4);
+    f.uninit(Type::I32, p, 4);
+    f.ret(None);
+    f.finish();
+    let texts = [print(&every_instruction()), print(&constants()), print(&undef.finish()), print(&uninit.finish())];
     let mnemonics: Vec<&str> = texts
         .iter()
         .flat_map(|t| t.lines())

@@ -154,7 +154,9 @@ impl SourceMap {
                 return at;
             }
             let block = error.block().map(|b| b.as_u32().wrapping_sub(f.block_base)).filter(|&k| k < f.blocks.len);
-            if let Some(&at) = block.and_then(|k| self.blocks.get((f.blocks.start + k) as usize)).filter(|&&at| at != VACANT) {
+            if let Some(&at) =
+                block.and_then(|k| self.blocks.get((f.blocks.start + k) as usize)).filter(|&&at| at != VACANT)
+            {
                 return at;
             }
         }
@@ -1012,8 +1014,8 @@ impl<'a> Parser<'a> {
     fn lay_out_function(&mut self, at: u32) -> PResult<Option<u32>> {
         let (value_base, value_span) = self.local_values.span();
         let (_, block_span) = self.local_blocks.span();
-        let gaps = u64::from(value_span) + u64::from(block_span)
-            - (self.local_values.len() + self.local_blocks.len()) as u64;
+        let gaps =
+            u64::from(value_span) + u64::from(block_span) - (self.local_values.len() + self.local_blocks.len()) as u64;
         match self.span_budget.checked_sub(gaps) {
             Some(left) => self.span_budget = left,
             None => return self.limit(at, Resource::Id, u64::from(self.max_id)),

@@ -183,7 +183,13 @@ pub(super) fn push_common(
 }
 
 #[inline(always)]
-fn write_common(line: &mut Line, f: &Function<'_>, tokens: &Tokens, data: &InstData, result: Option<ValueId>) -> Option<()> {
+fn write_common(
+    line: &mut Line,
+    f: &Function<'_>,
+    tokens: &Tokens,
+    data: &InstData,
+    result: Option<ValueId>,
+) -> Option<()> {
     let scalar_of = |v: ValueId| f.value_type(v).and_then(|t| tokens.scalar(t));
     let result = result?;
     let result_ty = scalar_of(result)?;

@@ -27,10 +27,10 @@ use crate::types::push_u64;
 /// Which text layout to write.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum TextFormat {
-    /// Format 2 when the module allows it exactly, otherwise format 4.
+    /// Format 2 when the module allows it exactly ([`format2_is_exact`]), otherwise format 4.
     Auto,
-    /// Format 2 (the seed's layout). Falls back to format 4 when the module is
-    /// not canonically numbered or a name cannot be written bare.
+    /// Format 2 (the seed's layout). Falls back to format 4 when format 2
+    /// cannot reproduce the module ([`format2_is_exact`]).
     V2,
     /// Format 4: explicit identities and quoted names.
     V4,
@@ -82,13 +82,16 @@ pub fn write_module(module: &Module, format: TextFormat, sink: &mut dyn std::io:
 /// Bytes gathered before [`write_module`] hands them to its sink.
 const CHUNK: usize = 64 * 1024;
 
-/// Whether format 2 text reproduces `module` exactly.
+/// Whether format 2 text reproduces `module` exactly (whale-ir §3): its ids
+/// are canonically numbered, its names can be written bare, and it uses only
+/// format-2 instructions (no `uninit`, which format 2 never had).
 pub fn format2_is_exact(module: &Module) -> bool {
     module.is_canonically_numbered()
         && module.functions().all(|f| {
             is_bare_name(f.name)
                 && f.params.iter().all(|p| is_bare_name(module.str(p.name)))
                 && f.blocks.iter().all(|&b| is_bare_name(f.block_name(b)))
+                && !f.insts().iter().any(|data| data.opcode() == Opcode::Uninit)
         })
         && module.globals().all(|g| is_bare_name(g.name))
 }

@@ -293,7 +293,8 @@ fn malformed_value_types(ctx: &mut Ctx<'_>) {
                 continue;
             }
             if malformed[ty.index()] {
-                let reason = CallError::InvalidSignature(format!("malformed function pointer type {}", m.type_name(ty)));
+                let reason =
+                    CallError::InvalidSignature(format!("malformed function pointer type {}", m.type_name(ty)));
                 ctx.errors.push(VerifyError::Call { func: f.name.to_string(), reason, inst: None });
             }
         }
