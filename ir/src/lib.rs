@@ -98,6 +98,7 @@ mod build_error;
 mod builder;
 pub mod const_expr;
 mod constant;
+mod edit;
 pub mod entity;
 mod inst;
 pub mod layout;
@@ -121,6 +122,7 @@ pub use build_error::{BuildError, CallError};
 pub use builder::{Callee, CastOp, CheckedOp, FunctionBuilder, ModuleBuilder};
 pub use const_expr::{ConstBinOp, ConstCmpOp, ConstEvalError, ConstExpr, ConstExprKind, ConstRef};
 pub use constant::{ConstValue, FloatBits, FloatParseError};
+pub use edit::{BlockInsts, FunctionEditor, Position, Users, ValueDef};
 pub use entity::{
     BlockId, ConstDeclId, ConstId, EntityList, FunctionId, GlobalId, InstId, PackedOption, SigId, StrId, TypeId,
     ValueId,

@@ -166,6 +166,8 @@ pub struct Module {
     pub(crate) consts: Vec<ConstValue>,
     pub(crate) const_decls: Vec<ConstDeclData>,
     pub(crate) build_errors: Vec<BuildError>,
+    /// Instructions of runs that edited functions left behind (see [`Module::compact`]).
+    pub(crate) garbage: usize,
 }
 
 /// A declaration as seen through [`Module::declarations`].
@@ -328,6 +330,11 @@ impl<'m> Function<'m> {
         self.block_data(b).map_or("", |d| self.module.str(d.name))
     }
 
+    /// The interned name of block `b`.
+    pub(crate) fn block_name_id(&self, b: BlockId) -> Option<StrId> {
+        self.block_data(b).map(|d| d.name)
+    }
+
     /// Instructions of block `b`, in order (the last one is the terminator in
     /// well-formed IR); none when the function has no such block.
     #[inline]
@@ -413,6 +420,7 @@ impl Module {
             consts: Vec::new(),
             const_decls: Vec::new(),
             build_errors: Vec::new(),
+            garbage: 0,
         }
     }
 

@@ -679,7 +679,7 @@ mod tests {
     #[test]
     fn whale_ir_section_4_example() {
         use crate::constant::ConstValue;
-        use crate::entity::{BlockId, EntityRef, FunctionId, PackedOption};
+        use crate::entity::{BlockId, FunctionId, PackedOption};
         use crate::module::{encode_const, BlockData, DeclData, FunctionData, Linkage, Param, Span};
         use crate::target::DataLayout;
         use crate::types::{FunctionSignature, Type};
