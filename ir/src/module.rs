@@ -548,7 +548,7 @@ impl Module {
 
     /// Total number of instructions, all functions together.
     pub fn inst_count(&self) -> usize {
-        self.insts.len()
+        self.insts.len() - self.garbage
     }
 
     /// The elements of an operand list.
