@@ -108,6 +108,7 @@ mod local_ids;
 pub mod lower_ast;
 mod module;
 pub mod opcode;
+mod parallel;
 pub mod parser;
 mod printer;
 mod signature;

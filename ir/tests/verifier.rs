@@ -2058,3 +2058,39 @@ fn verify_module_returns_the_first_error_of_verify_module_all() {
     assert_eq!(verify_module_all(&builder().finish()), Ok(()));
     assert_eq!(verify_module(&builder().finish()), Ok(()));
 }
+
+/// Verification splits large modules between threads; the errors and their
+/// order are those of a sequential run, whatever the number of threads.
+#[test]
+fn parallel_verification_reports_what_sequential_verification_does() {
+    let mut mb = builder();
+    for k in 0..400u32 {
+        let mut f = mb.begin_function(&format!("f{k}"), params(&[("x", Type::I32)]), Type::I32);
+        let x = f.param_value(0);
+        let mut sum = x;
+        for _ in 0..60 {
+            sum = f.add(Type::I32, sum, x);
+        }
+        match k % 7 {
+            // A value used before its definition, a wrong return type, a branch outside the function.
+            0 => f.ret(Some(v(10_000 + k))),
+            3 => {
+                let wide = f.const_i64(1);
+                f.ret(Some(wide));
+            }
+            5 => f.br(b(900_000 + k)),
+            _ => f.ret(Some(sum)),
+        }
+        f.finish();
+    }
+    let m = mb.finish();
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| (ir::verify_module_all(&m), ir::verify_module(&m)))
+    };
+    let sequential = run(1);
+    assert!(matches!(&sequential.0, Err(errors) if errors.len() > 100));
+    for threads in [2, 3, 8] {
+        assert_eq!(run(threads), sequential, "{threads} threads");
+    }
+}

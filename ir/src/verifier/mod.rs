@@ -118,21 +118,42 @@ impl Ctx<'_> {
 
 fn run(m: &Module) -> Vec<VerifyError> {
     let mut errors: Vec<VerifyError> = m.build_errors().iter().cloned().map(VerifyError::Build).collect();
-    let build_errors = errors.len();
+    let mut module_rules = Vec::new();
     let none = DefTable::default();
-    let mut ctx = Ctx { m, errors: &mut errors, defs: &none };
+    let mut ctx = Ctx { m, errors: &mut module_rules, defs: &none };
     module_rules::target(&mut ctx);
     module_rules::globals(&mut ctx);
     module_rules::declarations(&mut ctx);
-    let mut scratch = FunctionScratch::new(m);
-    let mut defs = DefTable::default();
-    for index in 0..m.function_count() {
-        let f = m.function_at(index);
-        defs.record(&f);
-        verify_function_body(&mut Ctx { m, errors: &mut errors, defs: &defs }, &f, &mut scratch);
+    // Functions are independent: chunks of them are verified on several
+    // threads when that pays, each chunk with its own scratch, and the errors
+    // are put together in function order, so the result is the sequential one.
+    let chunks = crate::parallel::chunks(m);
+    let run_chunk = |range: std::ops::Range<usize>| {
+        let mut scratch = FunctionScratch::new(m);
+        let mut defs = DefTable::default();
+        let mut body = Vec::new();
+        for index in range {
+            let f = m.function_at(index);
+            defs.record(&f);
+            verify_function_body(&mut Ctx { m, errors: &mut body, defs: &defs }, &f, &mut scratch);
+        }
+        (scratch.forbidden, body)
+    };
+    let results: Vec<(Vec<VerifyError>, Vec<VerifyError>)> = if chunks.len() > 1 {
+        use rayon::prelude::*;
+        chunks.into_par_iter().map(run_chunk).collect()
+    } else {
+        chunks.into_iter().map(run_chunk).collect()
+    };
+    // Upstream's order: builder errors, the forbidden/layout rules of every
+    // function, the module rules, then each function's other rules.
+    let mut bodies = Vec::new();
+    for (forbidden, body) in results {
+        errors.extend(forbidden);
+        bodies.extend(body);
     }
-    // The forbidden/layout rules come first in upstream's order.
-    errors.splice(build_errors..build_errors, scratch.forbidden);
+    errors.extend(module_rules);
+    errors.extend(bodies);
     errors
 }
 
