@@ -101,9 +101,12 @@ fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
             prop_assert!(!e.to_string().is_empty());
         }
     }
-    if let Err(e) = Image::read(bytes) {
+    let image = Image::read(bytes).map(drop);
+    if let Err(e) = image {
         prop_assert!(e.offset <= len, "format layer: offset {} beyond a {len}-byte input: {e}", e.offset);
     }
+    // Checking without the model gives the read's verdict and error.
+    prop_assert_eq!(Image::validate(bytes), image);
     let mut listing = String::new();
     if let Err(e) = fr2e::dump(bytes, &mut listing) {
         prop_assert!(e.offset <= len, "dump: offset {} beyond a {len}-byte input: {e}", e.offset);

@@ -34,6 +34,19 @@ fn valid_images_read_within_the_bound() {
     }
 }
 
+/// Checking an image without the model (`Image::validate`) holds less than the image itself, where the format
+/// layer's `Image::read` holds many times it.
+#[test]
+fn validation_keeps_no_model() {
+    let bytes = fr2e::write_module(&module_of(50_000));
+    let (checked, peak) = peak_of(|| fr2e::format::Image::validate(&bytes));
+    checked.unwrap();
+    assert!(peak < bytes.len() / 100, "validate: {peak} bytes for a {}-byte image", bytes.len());
+    let (image, read_peak) = peak_of(|| fr2e::format::Image::read(&bytes));
+    image.unwrap();
+    assert!(read_peak > 10 * bytes.len(), "read {read_peak} bytes for a {}-byte image", bytes.len());
+}
+
 /// An image whose only child is a `strz` declaring `size` bytes, followed by `block`.
 fn strz_image(size: u64, block: &[u8]) -> Vec<u8> {
     use fr2e::format::{vli::write_uvli64, write_chunk, write_data_chunk, Tag};
