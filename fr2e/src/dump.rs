@@ -5,8 +5,18 @@
 //! The listing works on the format layer only, so it shows images from any writer, Whale-profile or not. Each line
 //! covers the bytes between a cursor and the next item; a gap (bytes no item claims) would be printed as
 //! `(unattributed)`, and the walk ends by checking that the cursor reached the end of the input, so every byte is
-//! attributed exactly once. On a malformed image the listing stops at the problem and the error is returned; what
-//! was listed so far stays in the output, which is what one wants when debugging a broken writer.
+//! attributed exactly once.
+//!
+//! The verdict is the reader's: the dump fails exactly when [`Image::read`] (default limits) does, and with its
+//! error once the walk is complete. The walk stops only where it cannot go on: where the TLV structure breaks, or the
+//! VOPs, traces, string index or `strz` size do not decode; the listing so far stays in the output, which is what one
+//! wants when debugging a broken writer. Everything the walk decodes but the format layer keeps opaque (the Whale
+//! profile's extension tags, the insides of unknown tags and entries) is listed as "not decodable" instead of
+//! refused, and the walk checks nesting depth where the reader does, so a walk never fails on an image the reader
+//! accepts. After a complete walk, [`Image::validate`], the reader's own walk without its model, decides: it reports
+//! what the listing does not check (a string table that does not read, whose strings then cannot be shown; string
+//! indices out of range; broken function-body links). This costs one more pass over the image but no model, where a
+//! listing that checked everything itself would repeat the reader's rules and could drift from them.
 
 use std::fmt::Write as _;
 
@@ -18,14 +28,15 @@ use crate::format::strings::{StringTable, StringValue};
 use crate::format::tlv::{read_chunk, Chunk, HeaderForm, Tag};
 use crate::format::type_id::VopType;
 use crate::format::vop::{opcode, VopDecoder};
-use crate::format::{mutf8, ErrorKind, FormatError};
+use crate::format::{mutf8, ErrorKind, FormatError, Image};
 use crate::profile;
 
 /// Bytes shown per line.
 const ROW: usize = 8;
 
-/// Appends the listing of `bytes` to `out`. On a malformed image, appends the listing up to the problem and returns
-/// the error.
+/// Appends the listing of `bytes` to `out`, and fails exactly when the format layer's reader ([`Image::read`]) would,
+/// with its error. On a malformed image the listing goes up to the problem, or to the end when the problem is one the
+/// listing can step over.
 ///
 /// ```
 /// let empty = [0x22, 0x00, 0x00, 0x00, b'F', b'R', b'2', b'E'];
@@ -53,13 +64,17 @@ pub fn dump(bytes: &[u8], out: &mut String) -> Result<(), FormatError> {
             _ => {}
         }
     }
+    // A table that does not read is not listed as strings; the check below reports why.
     let strings = StringTable::read(strs.as_ref(), strz.as_ref(), stri.as_ref(), &d.limits).ok().map(|(t, _)| t);
     d.strings = strings.as_ref();
     d.depth = 1;
     for child in root.children() {
-        d.chunk(&child?, 2)?;
+        d.root_child(&child?)?;
     }
-    d.finish()
+    d.finish();
+    let limits = d.limits;
+    drop(strings);
+    Image::validate_with_limits(bytes, &limits)
 }
 
 struct Dumper<'a, 'o> {
@@ -81,6 +96,11 @@ fn hex(bytes: &[u8]) -> String {
         let _ = write!(s, "{b:02x}");
     }
     s
+}
+
+/// A line's text, or, for a payload that does not decode, the chunk's tag and the reason.
+fn undecoded(chunk: &Chunk<'_>, text: Result<String, FormatError>) -> String {
+    text.unwrap_or_else(|e| format!("{} chunk, not decodable: {}", chunk.tag, e.kind))
 }
 
 fn form_name(form: HeaderForm) -> &'static str {
@@ -145,12 +165,19 @@ impl Dumper<'_, '_> {
         let _ = writeln!(self.out, "{:>8} | {:<23} | {indent}{text}", "", "");
     }
 
-    fn finish(&mut self) -> Result<(), FormatError> {
+    fn finish(&mut self) {
         let end = self.bytes.len() as u64;
         if self.cursor < end {
             self.emit(self.cursor, (end - self.cursor) as usize, "(unattributed)");
         }
         debug_assert_eq!(self.cursor, end);
+    }
+
+    /// Fails when a chunk at TLV depth `depth` (the root is 1) is deeper than the limit.
+    fn check_depth(&self, chunk: &Chunk<'_>, depth: u32) -> Result<(), FormatError> {
+        if depth > self.limits.max_tlv_depth {
+            return Err(FormatError::new(ErrorKind::NestingTooDeep { limit: self.limits.max_tlv_depth }, chunk.offset));
+        }
         Ok(())
     }
 
@@ -191,11 +218,8 @@ impl Dumper<'_, '_> {
         })
     }
 
-    /// One chunk at TLV depth `level` (the root is 1).
-    fn chunk(&mut self, chunk: &Chunk<'_>, level: u32) -> Result<(), FormatError> {
-        if level > self.limits.max_tlv_depth {
-            return Err(FormatError::new(ErrorKind::NestingTooDeep { limit: self.limits.max_tlv_depth }, chunk.offset));
-        }
+    /// One child of the root (TLV depth 2).
+    fn root_child(&mut self, chunk: &Chunk<'_>) -> Result<(), FormatError> {
         let payload_at = chunk.payload_offset();
         match chunk.tag {
             Tag::STRS => {
@@ -250,7 +274,7 @@ impl Dumper<'_, '_> {
                     let entry = entry?;
                     self.header(&entry, &format!(": entry #{}", i + 1));
                     if entry.tag.is_compound() {
-                        self.compound(&entry, level + 2)?;
+                        self.compound(&entry, 3)?;
                     } else {
                         self.depth += 1;
                         self.emit(entry.payload_offset(), entry.payload.len(), "payload");
@@ -259,24 +283,29 @@ impl Dumper<'_, '_> {
                 }
                 self.depth -= 1;
             }
-            profile::TAG_TARGET if level == 2 => {
-                let mut r = chunk.reader();
-                let text = self.string_tag(&mut r)?;
-                self.emit(chunk.offset, chunk.len() as usize, &format!("0x14 target {text}"));
+            // The Whale profile's root extensions (C9); the format layer keeps them verbatim, so a payload that does
+            // not decode is listed as such, not refused.
+            profile::TAG_TARGET => {
+                let text = self.string_tag(&mut chunk.reader()).map(|text| format!("0x14 target {text}"));
+                self.emit(chunk.offset, chunk.len() as usize, &undecoded(chunk, text));
             }
-            profile::TAG_DATALAYOUT if level == 2 => {
+            profile::TAG_DATALAYOUT => {
                 let mut r = chunk.reader();
-                let (bits, endian) = (r.uvli32()?, r.uvli32()?);
-                let endian = if endian == 0 { "little" } else { "big" };
-                self.emit(chunk.offset, chunk.len() as usize, &format!("0x15 datalayout ptr={bits}, endian={endian}"));
+                let text = (|| {
+                    let (bits, endian) = (r.uvli32()?, r.uvli32()?);
+                    let endian = if endian == 0 { "little" } else { "big" };
+                    Ok(format!("0x15 datalayout ptr={bits}, endian={endian}"))
+                })();
+                self.emit(chunk.offset, chunk.len() as usize, &undecoded(chunk, text));
             }
-            _ => self.attribute(chunk, level)?,
+            _ => self.attribute(chunk, 2)?,
         }
         Ok(())
     }
 
-    /// The children of an entry, list or variable.
-    fn compound(&mut self, chunk: &Chunk<'_>, level: u32) -> Result<(), FormatError> {
+    /// The children of an entry, list or variable at TLV depth `depth`.
+    fn compound(&mut self, chunk: &Chunk<'_>, depth: u32) -> Result<(), FormatError> {
+        self.check_depth(chunk, depth)?;
         self.depth += 1;
         for (k, child) in chunk.children().enumerate() {
             let child = child?;
@@ -290,21 +319,41 @@ impl Dumper<'_, '_> {
                         _ => "statics",
                     };
                     self.header(&child, &format!(": {what}"));
-                    self.compound(&child, level + 1)?;
+                    self.compound(&child, depth + 1)?;
                 }
                 Tag::VARIABLE => {
                     self.header(&child, &format!(": variable {k}"));
-                    self.compound(&child, level + 1)?;
+                    self.compound(&child, depth + 1)?;
                 }
-                _ => self.attribute(&child, level + 1)?,
+                _ => self.attribute(&child, depth + 1)?,
             }
         }
         self.depth -= 1;
         Ok(())
     }
 
-    /// A data attribute, listed whole (header and payload) with its meaning; unknown compound tags are walked.
-    fn attribute(&mut self, chunk: &Chunk<'_>, level: u32) -> Result<(), FormatError> {
+    /// A data attribute at TLV depth `depth`, listed whole (header and payload) with its meaning; unknown compound
+    /// tags are walked. Only the TLV structure can fail here: a payload that does not decode is listed as such,
+    /// since the format layer decodes none of it in some places (extensions, unknown entries) and, where it does,
+    /// the check after the walk reports it.
+    fn attribute(&mut self, chunk: &Chunk<'_>, depth: u32) -> Result<(), FormatError> {
+        if chunk.tag.is_compound() {
+            self.check_depth(chunk, depth)?;
+            self.header(chunk, ": unknown compound tag");
+            self.depth += 1;
+            for child in chunk.children() {
+                self.attribute(&child?, depth + 1)?;
+            }
+            self.depth -= 1;
+            return Ok(());
+        }
+        let text = self.describe(chunk);
+        self.emit(chunk.offset, chunk.len() as usize, &undecoded(chunk, text));
+        Ok(())
+    }
+
+    /// The meaning of a data attribute, or why its payload does not decode.
+    fn describe(&self, chunk: &Chunk<'_>) -> Result<String, FormatError> {
         let mut r = chunk.reader();
         let text = match chunk.tag {
             Tag::NAME => format!("n name {}", self.string_tag(&mut r)?),
@@ -334,19 +383,9 @@ impl Dumper<'_, '_> {
                 format!("keyed attribute {} = {}", self.string_tag(&mut r)?, self.string_tag(&mut r)?)
             }
             Tag::INTEGER_ATTRIBUTE => format!("keyed attribute {} = {}", self.string_tag(&mut r)?, r.svli()?),
-            tag if tag.is_compound() => {
-                self.header(chunk, ": unknown compound tag");
-                self.depth += 1;
-                for child in chunk.children() {
-                    self.chunk(&child?, level + 1)?;
-                }
-                self.depth -= 1;
-                return Ok(());
-            }
             tag => format!("{tag} unknown data tag"),
         };
-        self.emit(chunk.offset, chunk.len() as usize, &text);
-        Ok(())
+        Ok(text)
     }
 
     fn vops(&mut self, chunk: &Chunk<'_>) -> Result<(), FormatError> {

@@ -1,22 +1,37 @@
-//! The listing (`fr2e::dump`) of valid images, pinned: the whole text for a small image (`examples/fib.json`, written
-//! with `strz` so that every root chunk kind appears), and length plus FNV-1a hash for generated workloads. Any change
-//! to the text of a valid image's listing fails here; if a change is meant, re-pin from the failure message (and
-//! rewrite `listings/fib-strz.txt` from the listing).
+//! The listing (`fr2e::dump`).
+//!
+//! The listing of valid images is pinned: the whole text for a small image (`examples/fib.json`, written with `strz`
+//! so that every root chunk kind appears), and length plus FNV-1a hash for generated workloads. Any change to the text
+//! of a valid image's listing fails here; if a change is meant, re-pin from the failure message (and rewrite
+//! `listings/fib-strz.txt` from the listing).
+//!
+//! On other images the dump must fail exactly when the format layer's reader does, with the listing of everything
+//! before the problem; `tests/mutations.rs` checks that on mutated images, the tests here on the cases that once
+//! slipped through: a broken `strz`, payloads only the Whale profile gives a meaning to, deep nesting.
 
 #[path = "../../ir/benches/workloads.rs"]
 mod workloads;
 
 use std::path::Path;
 
+use fr2e::format::{read_chunk, write_chunk, write_data_chunk, ErrorKind, FormatError, Image, Reader, Tag};
+
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xCBF2_9CE4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3))
 }
 
+/// The listing of any image, and the dump's verdict.
+fn dump(bytes: &[u8]) -> (String, Result<(), FormatError>) {
+    let mut out = String::new();
+    let result = fr2e::dump(bytes, &mut out);
+    (out, result)
+}
+
 /// The listing of a valid image.
 fn listing(bytes: &[u8]) -> String {
-    let mut out = String::new();
-    fr2e::dump(bytes, &mut out).unwrap();
-    out
+    let (text, result) = dump(bytes);
+    result.unwrap();
+    text
 }
 
 fn fib() -> ir::Module {
@@ -54,3 +69,137 @@ const W2_LEN: usize = 852_045;
 const W2_HASH: u64 = 3_261_032_973_399_441_776;
 const W2_STRZ_LEN: usize = 61_456;
 const W2_STRZ_HASH: u64 = 2_554_421_637_102_207_666;
+
+/// `image` with the payload of its `strz` replaced: a UVLI64 `size`, then `block`. The other root children are copied
+/// byte for byte.
+fn with_strz(image: &[u8], size: u64, block: &[u8]) -> Vec<u8> {
+    let mut payload = Vec::new();
+    fr2e::format::vli::write_uvli64(&mut payload, size);
+    payload.extend_from_slice(block);
+    let root = read_chunk(&mut Reader::new(image, 0)).unwrap();
+    let mut out = Vec::new();
+    write_chunk(&mut out, Tag::FR2E, |out| {
+        for child in root.children() {
+            let child = child.unwrap();
+            if child.tag == Tag::STRZ {
+                write_data_chunk(out, Tag::STRZ, &payload)?;
+            } else {
+                let start = child.offset as usize;
+                out.extend_from_slice(&image[start..start + child.len() as usize]);
+            }
+        }
+        Ok(())
+    })
+    .unwrap();
+    out
+}
+
+/// The dump of a bad image fails with the reader's error, after listing the whole image.
+fn fails_like_the_reader(bytes: &[u8], kind: ErrorKind) {
+    let expected = Image::read(bytes).unwrap_err();
+    assert_eq!(expected.kind, kind);
+    let (text, result) = dump(bytes);
+    assert_eq!(result, Err(expected));
+    let listed: usize = text.lines().map(|l| l.split(" | ").nth(1).unwrap_or("").split_whitespace().count()).sum();
+    assert_eq!(listed, bytes.len(), "the walk lists every byte:\n{text}");
+}
+
+/// A `strz` whose declared size is over the limit: against the default 64 MiB, and against what the block can expand
+/// to. The listing shows the chunks; the VOPs cannot be decoded without strings.
+#[test]
+fn strz_size_over_the_limit_fails() {
+    let image = compressed(&fib());
+    let (_, block) = strz_parts(&image);
+    let bytes = with_strz(&image, u64::MAX, &block);
+    fails_like_the_reader(&bytes, ErrorKind::StringDataTooLarge { size: u64::MAX, limit: 255 * block.len() as u64 });
+    assert!(dump(&bytes).0.contains("(no valid string table: VOPs not decoded)"));
+
+    // Over 64 MiB / 255 bytes of noise compress to a block that could expand past the default limit.
+    let mut state = 0x5731u64;
+    let noise: Vec<u8> = (0..300_000)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 32) as u8
+        })
+        .collect();
+    let big = lz4_flex::block::compress(&noise);
+    let size = (64 << 20) + 1;
+    fails_like_the_reader(&with_strz(&image, size, &big), ErrorKind::StringDataTooLarge { size, limit: 64 << 20 });
+}
+
+/// A `strz` block that decompresses to fewer or more bytes than declared.
+#[test]
+fn strz_block_of_the_wrong_size_fails() {
+    let image = compressed(&fib());
+    let (size, block) = strz_parts(&image);
+    assert!(dump(&with_strz(&image, size, &block)).1.is_ok());
+    for declared in [size - 1, size + 1, 0] {
+        fails_like_the_reader(&with_strz(&image, declared, &block), ErrorKind::BadLz4Block);
+    }
+    // The same block cut short: it now decodes to fewer bytes than the size says.
+    fails_like_the_reader(&with_strz(&image, size, &block[..block.len() - 3]), ErrorKind::BadLz4Block);
+}
+
+/// The declared size and the LZ4 block of `image`'s `strz`.
+fn strz_parts(image: &[u8]) -> (u64, Vec<u8>) {
+    let root = read_chunk(&mut Reader::new(image, 0)).unwrap();
+    let strz = root.children().map(Result::unwrap).find(|c| c.tag == Tag::STRZ).unwrap();
+    let mut r = strz.reader();
+    let size = r.uvli64().unwrap();
+    (size, r.rest().to_vec())
+}
+
+/// The Whale profile's root extensions are opaque to the format layer, so a payload that does not decode is listed
+/// as such and the dump succeeds, as the reader does.
+#[test]
+fn undecodable_profile_extensions_are_listed() {
+    let mut bytes = Vec::new();
+    write_chunk(&mut bytes, Tag::FR2E, |out| {
+        write_data_chunk(out, Tag::byte(0x14), &[0x03])?;
+        write_data_chunk(out, Tag::byte(0x15), &[0x80])
+    })
+    .unwrap();
+    assert!(Image::read(&bytes).is_ok());
+    let text = listing(&bytes);
+    assert!(text.contains("0x14 chunk, not decodable: reserved string tag value -2"), "{text}");
+    assert!(text.contains("0x15 chunk, not decodable: unexpected end of data"), "{text}");
+}
+
+/// 100,000 nested chunks in a function entry: refused at the nesting limit, as the reader refuses them, instead of
+/// recursed into once per level. Unknown compound tags nest anywhere; nested `V`s are misplaced for the reader, and
+/// the listing walks variables.
+#[test]
+fn deep_nesting_is_refused() {
+    let unknown = nested(Tag::byte(b'X'), 100_000);
+    let expected = Image::read(&unknown).unwrap_err();
+    assert_eq!(expected.kind, ErrorKind::NestingTooDeep { limit: 32 });
+    assert_eq!(dump(&unknown).1, Err(expected));
+
+    let variables = nested(Tag::VARIABLE, 100_000);
+    assert!(Image::read(&variables).is_err());
+    assert_eq!(dump(&variables).1.unwrap_err().kind, ErrorKind::NestingTooDeep { limit: 32 });
+}
+
+/// An image whose GBLD holds one FN entry holding an `A` list holding `levels` nested `tag` chunks. Headers only:
+/// root and GBLD in DWORD+FOURCC form, the rest in DWORD+TWOCC (six bytes each); every chunk ends where its innermost
+/// child ends.
+fn nested(tag: Tag, levels: usize) -> Vec<u8> {
+    let mut chain = vec![(Tag::FR2E, 8), (Tag::GBLD, 8), (Tag::FN, 6), (Tag::ARGS, 6)];
+    chain.extend(std::iter::repeat_n((tag, 6), levels));
+    let mut total: u32 = chain.iter().map(|&(_, len)| len).sum();
+    let mut bytes = Vec::with_capacity(total as usize);
+    for (tag, len) in chain {
+        let t = tag.0.to_le_bytes();
+        if len == 8 {
+            bytes.extend_from_slice(&((total << 2) | 2).to_le_bytes());
+            bytes.extend_from_slice(&t);
+        } else {
+            bytes.extend_from_slice(&((total << 2) | 1).to_le_bytes());
+            bytes.extend_from_slice(&t[..2]);
+        }
+        total -= len;
+    }
+    bytes
+}
