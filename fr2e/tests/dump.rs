@@ -12,9 +12,13 @@
 #[path = "../../ir/benches/workloads.rs"]
 mod workloads;
 
+mod support;
+
+use std::io;
 use std::path::Path;
 
 use fr2e::format::{read_chunk, write_chunk, write_data_chunk, ErrorKind, FormatError, Image, Reader, Tag};
+use fr2e::DumpError;
 
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xCBF2_9CE4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3))
@@ -22,9 +26,12 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// The listing of any image, and the dump's verdict.
 fn dump(bytes: &[u8]) -> (String, Result<(), FormatError>) {
-    let mut out = String::new();
-    let result = fr2e::dump(bytes, &mut out);
-    (out, result)
+    let mut out = Vec::new();
+    let result = fr2e::dump(bytes, &mut out).map_err(|e| match e {
+        DumpError::Format(e) => e,
+        DumpError::Io(e) => panic!("writing to a Vec failed: {e}"),
+    });
+    (String::from_utf8(out).unwrap(), result)
 }
 
 /// The listing of a valid image.
@@ -202,4 +209,72 @@ fn nested(tag: Tag, levels: usize) -> Vec<u8> {
         total -= len;
     }
     bytes
+}
+
+/// Counts what it is given, and fails with `BrokenPipe` once it has taken `capacity` bytes.
+struct Pipe {
+    taken: usize,
+    writes: usize,
+    capacity: usize,
+}
+
+impl Pipe {
+    fn new(capacity: usize) -> Self {
+        Self { taken: 0, writes: 0, capacity }
+    }
+}
+
+impl io::Write for Pipe {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.taken >= self.capacity {
+            return Err(io::ErrorKind::BrokenPipe.into());
+        }
+        let n = buf.len().min(self.capacity - self.taken);
+        self.taken += n;
+        self.writes += 1;
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A listing of about 30 MB goes out in blocks of about 64 KiB while the dump holds well under 1 MiB: memory follows
+/// the image, not the listing.
+#[test]
+fn listings_stream_in_bounded_memory() {
+    let bytes = fr2e::write_module(&workloads::w1(100_000));
+    let mut pipe = Pipe::new(usize::MAX);
+    let (result, peak) = support::peak_of(|| fr2e::dump(&bytes, &mut pipe));
+    result.unwrap();
+    assert!(pipe.taken > 15 * bytes.len(), "{} bytes of listing for a {}-byte image", pipe.taken, bytes.len());
+    assert!(pipe.writes <= pipe.taken / (64 << 10) + 1, "{} writes", pipe.writes);
+    assert!(peak < 1 << 20, "{peak} bytes held for a {}-byte listing", pipe.taken);
+}
+
+/// A writer that fails stops the dump with its own error, valid image or not.
+#[test]
+fn writer_errors_stop_the_dump() {
+    let bytes = fr2e::write_module(&workloads::w1(3000));
+    // A byte in the middle of the image, changed so that the reader refuses it.
+    let broken = (bytes.len() / 2..)
+        .map(|i| {
+            let mut broken = bytes.clone();
+            broken[i] = 0xFF;
+            broken
+        })
+        .find(|broken| Image::read(broken).is_err())
+        .unwrap();
+    for image in [&bytes, &broken] {
+        for capacity in [0, 100_000] {
+            let mut pipe = Pipe::new(capacity);
+            match fr2e::dump(image, &mut pipe) {
+                Err(DumpError::Io(e)) => assert_eq!(e.kind(), io::ErrorKind::BrokenPipe),
+                other => panic!("{other:?}"),
+            }
+            assert_eq!(pipe.taken, capacity);
+        }
+    }
+    let error = DumpError::Io(io::ErrorKind::BrokenPipe.into());
+    assert_eq!(error.to_string(), "cannot write the listing: broken pipe");
 }

@@ -17,8 +17,14 @@
 //! what the listing does not check (a string table that does not read, whose strings then cannot be shown; string
 //! indices out of range; broken function-body links). This costs one more pass over the image but no model, where a
 //! listing that checked everything itself would repeat the reader's rules and could drift from them.
+//!
+//! The listing streams: lines go through a bounded buffer to the caller's writer (`sink.rs`), so a dump holds the
+//! image, its string table and one buffer, never the listing, which is about 17 times the image.
+
+mod sink;
 
 use std::fmt::Write as _;
+use std::io;
 
 use crate::format::immediate::Immediate;
 use crate::format::limits::Limits;
@@ -31,26 +37,64 @@ use crate::format::vop::{opcode, VopDecoder};
 use crate::format::{mutf8, ErrorKind, FormatError, Image};
 use crate::profile;
 
+use sink::Sink;
+
 /// Bytes shown per line.
 const ROW: usize = 8;
 
-/// Appends the listing of `bytes` to `out`, and fails exactly when the format layer's reader ([`Image::read`]) would,
-/// with its error. On a malformed image the listing goes up to the problem, or to the end when the problem is one the
-/// listing can step over.
+/// Why a listing failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DumpError {
+    /// The writer failed; its error, unchanged (a closed pipe is [`io::ErrorKind::BrokenPipe`]). The listing stops
+    /// there.
+    #[error("cannot write the listing: {0}")]
+    Io(#[source] io::Error),
+    /// The image is malformed: the error of the format layer's reader. The listing written before it shows
+    /// everything up to the problem.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+}
+
+/// Writes the listing of `bytes` to `out`, and fails exactly when the format layer's reader ([`Image::read`]) would,
+/// with its error ([`DumpError::Format`]). On a malformed image the listing goes up to the problem, or to the end
+/// when the problem is one the listing can step over, and is written out before the error is returned.
+///
+/// The listing is buffered here and handed to `out` in blocks of about 64 KiB, so `out` needs no buffering of its
+/// own, and memory stays proportional to the image, not to the listing. When `out` fails, the dump stops and returns
+/// its error ([`DumpError::Io`]), even on a malformed image, since the listing is then incomplete.
 ///
 /// ```
 /// let empty = [0x22, 0x00, 0x00, 0x00, b'F', b'R', b'2', b'E'];
-/// let mut listing = String::new();
+/// let mut listing = Vec::new();
 /// fr2e::dump(&empty, &mut listing).unwrap();
-/// assert_eq!(listing, "       0 | 22 00 00 00 46 52 32 45 | `FR2E` chunk, 8 bytes (DWORD+FOURCC header)\n");
+/// assert_eq!(listing, b"       0 | 22 00 00 00 46 52 32 45 | `FR2E` chunk, 8 bytes (DWORD+FOURCC header)\n");
+///
+/// // A `strz` whose data cannot be what it declares: listed whole, then refused as the reader refuses it.
+/// let strz = [0x52, 0, 0, 0, b'F', b'R', b'2', b'E', 0x2A, 0, 0, 0, b's', b't', b'r', b'z', 0x7F, 0x10];
+/// let result = fr2e::dump(&strz, &mut listing);
+/// assert!(matches!(result, Err(fr2e::DumpError::Format(e)) if e == fr2e::format::Image::read(&strz).unwrap_err()));
 /// ```
-pub fn dump(bytes: &[u8], out: &mut String) -> Result<(), FormatError> {
-    let mut d = Dumper { bytes, out, cursor: 0, depth: 0, limits: Limits::default(), strings: None };
+pub fn dump(bytes: &[u8], out: &mut dyn io::Write) -> Result<(), DumpError> {
+    let mut sink = Sink::new(out);
+    let walked = walk(bytes, &mut sink);
+    if let Err(DumpError::Io(e)) = walked {
+        return Err(DumpError::Io(e));
+    }
+    // The listing so far goes out before any verdict.
+    sink.finish().map_err(DumpError::Io)?;
+    walked?;
+    Image::validate_with_limits(bytes, &Limits::default())?;
+    Ok(())
+}
+
+/// Lists `bytes` into `sink`, stopping where the walk cannot go on.
+fn walk(bytes: &[u8], sink: &mut Sink<'_>) -> Result<(), DumpError> {
+    let mut d = Dumper { bytes, out: sink, cursor: 0, depth: 0, limits: Limits::default(), strings: None };
     let mut r = Reader::new(bytes, 0);
     let root = read_chunk(&mut r)?;
-    d.header(&root, "");
+    d.header(&root, "")?;
     if root.tag != Tag::FR2E {
-        return Err(FormatError::new(ErrorKind::NotAnImage { tag: root.tag }, 0));
+        return Err(FormatError::new(ErrorKind::NotAnImage { tag: root.tag }, 0).into());
     }
     r.finish("image")?;
     // The string table first: string tags, Type IDs and VOPs need it.
@@ -64,22 +108,19 @@ pub fn dump(bytes: &[u8], out: &mut String) -> Result<(), FormatError> {
             _ => {}
         }
     }
-    // A table that does not read is not listed as strings; the check below reports why.
+    // A table that does not read is not listed as strings; the check after the walk reports why.
     let strings = StringTable::read(strs.as_ref(), strz.as_ref(), stri.as_ref(), &d.limits).ok().map(|(t, _)| t);
     d.strings = strings.as_ref();
     d.depth = 1;
     for child in root.children() {
         d.root_child(&child?)?;
     }
-    d.finish();
-    let limits = d.limits;
-    drop(strings);
-    Image::validate_with_limits(bytes, &limits)
+    d.finish()
 }
 
-struct Dumper<'a, 'o> {
+struct Dumper<'a, 'o, 'w> {
     bytes: &'a [u8],
-    out: &'o mut String,
+    out: &'o mut Sink<'w>,
     /// Offset of the first byte not listed yet.
     cursor: u64,
     depth: usize,
@@ -137,40 +178,43 @@ fn register_text(r: &Register) -> String {
     }
 }
 
-impl Dumper<'_, '_> {
+impl Dumper<'_, '_, '_> {
     /// Lists `len` bytes from `start` with `text` on the first line (more rows for long items).
-    fn emit(&mut self, start: u64, len: usize, text: &str) {
+    fn emit(&mut self, start: u64, len: usize, text: &str) -> Result<(), DumpError> {
         if start > self.cursor {
             let gap = (start - self.cursor) as usize;
-            self.emit(self.cursor, gap, "(unattributed)");
+            self.emit(self.cursor, gap, "(unattributed)")?;
         }
         let from = start as usize;
         let slice = &self.bytes[from.min(self.bytes.len())..(from + len).min(self.bytes.len())];
         let indent = "  ".repeat(self.depth);
         if slice.is_empty() {
-            self.note(text);
-            return;
+            return self.note(text);
         }
         for (i, row) in slice.chunks(ROW).enumerate() {
             let offset = start + (i * ROW) as u64;
             let text = if i == 0 { text } else { "" };
             let _ = writeln!(self.out, "{offset:>8x} | {:<23} | {indent}{text}", hex(row));
+            self.out.line_end().map_err(DumpError::Io)?;
         }
         self.cursor = start + slice.len() as u64;
+        Ok(())
     }
 
     /// A line with no bytes of its own.
-    fn note(&mut self, text: &str) {
+    fn note(&mut self, text: &str) -> Result<(), DumpError> {
         let indent = "  ".repeat(self.depth);
         let _ = writeln!(self.out, "{:>8} | {:<23} | {indent}{text}", "", "");
+        self.out.line_end().map_err(DumpError::Io)
     }
 
-    fn finish(&mut self) {
+    fn finish(&mut self) -> Result<(), DumpError> {
         let end = self.bytes.len() as u64;
         if self.cursor < end {
-            self.emit(self.cursor, (end - self.cursor) as usize, "(unattributed)");
+            self.emit(self.cursor, (end - self.cursor) as usize, "(unattributed)")?;
         }
         debug_assert_eq!(self.cursor, end);
+        Ok(())
     }
 
     /// Fails when a chunk at TLV depth `depth` (the root is 1) is deeper than the limit.
@@ -181,10 +225,10 @@ impl Dumper<'_, '_> {
         Ok(())
     }
 
-    fn header(&mut self, chunk: &Chunk<'_>, what: &str) {
+    fn header(&mut self, chunk: &Chunk<'_>, what: &str) -> Result<(), DumpError> {
         let len = usize::from(chunk.form.header_len());
         let text = format!("{} chunk, {} bytes ({} header){what}", chunk.tag, chunk.len(), form_name(chunk.form));
-        self.emit(chunk.offset, len, &text);
+        self.emit(chunk.offset, len, &text)
     }
 
     /// A string tag's meaning, for listings.
@@ -219,11 +263,11 @@ impl Dumper<'_, '_> {
     }
 
     /// One child of the root (TLV depth 2).
-    fn root_child(&mut self, chunk: &Chunk<'_>) -> Result<(), FormatError> {
+    fn root_child(&mut self, chunk: &Chunk<'_>) -> Result<(), DumpError> {
         let payload_at = chunk.payload_offset();
         match chunk.tag {
             Tag::STRS => {
-                self.header(chunk, ": string data");
+                self.header(chunk, ": string data")?;
                 self.depth += 1;
                 let offsets: Vec<u32> = self.strings.map(|s| s.offsets().to_vec()).unwrap_or_default();
                 let mut at = 0usize;
@@ -231,28 +275,28 @@ impl Dumper<'_, '_> {
                     let index = offsets.iter().position(|&o| o as usize == at).map(|j| format!(" #{}", j + 2));
                     let text = String::from_utf8_lossy(piece.strip_suffix(&[0]).unwrap_or(piece)).into_owned();
                     let label = format!("{text:?}{}", index.unwrap_or_default());
-                    self.emit(payload_at + at as u64, piece.len(), &label);
+                    self.emit(payload_at + at as u64, piece.len(), &label)?;
                     at += piece.len();
                 }
                 self.depth -= 1;
             }
             Tag::STRZ => {
-                self.header(chunk, ": compressed string data");
+                self.header(chunk, ": compressed string data")?;
                 self.depth += 1;
                 let mut r = chunk.reader();
                 let size = r.uvli64()?;
-                self.emit(payload_at, (r.offset() - payload_at) as usize, &format!("{size} bytes uncompressed"));
-                self.emit(r.offset(), r.remaining(), "LZ4 block");
+                self.emit(payload_at, (r.offset() - payload_at) as usize, &format!("{size} bytes uncompressed"))?;
+                self.emit(r.offset(), r.remaining(), "LZ4 block")?;
                 if let Some(strings) = self.strings {
                     for j in 0..strings.offsets().len() as u64 {
                         let text = self.string_index(j + 2);
-                        self.note(&format!("#{} = {text}", j + 2));
+                        self.note(&format!("#{} = {text}", j + 2))?;
                     }
                 }
                 self.depth -= 1;
             }
             Tag::STRI => {
-                self.header(chunk, ": string index");
+                self.header(chunk, ": string index")?;
                 self.depth += 1;
                 let mut r = chunk.reader();
                 let (mut offset, mut index) = (0u64, 2u64);
@@ -260,7 +304,7 @@ impl Dumper<'_, '_> {
                     let at = r.offset();
                     let delta = r.uvli32()?;
                     offset += u64::from(delta);
-                    self.emit(at, (r.offset() - at) as usize, &format!("#{index} at offset {offset} (+{delta})"));
+                    self.emit(at, (r.offset() - at) as usize, &format!("#{index} at offset {offset} (+{delta})"))?;
                     index += 1;
                 }
                 self.depth -= 1;
@@ -268,16 +312,16 @@ impl Dumper<'_, '_> {
             Tag::VOPS => self.vops(chunk)?,
             Tag::VTRS => self.traces(chunk)?,
             Tag::LITD | Tag::GBLD => {
-                self.header(chunk, if chunk.tag == Tag::LITD { ": literal table" } else { ": global table" });
+                self.header(chunk, if chunk.tag == Tag::LITD { ": literal table" } else { ": global table" })?;
                 self.depth += 1;
                 for (i, entry) in chunk.children().enumerate() {
                     let entry = entry?;
-                    self.header(&entry, &format!(": entry #{}", i + 1));
+                    self.header(&entry, &format!(": entry #{}", i + 1))?;
                     if entry.tag.is_compound() {
                         self.compound(&entry, 3)?;
                     } else {
                         self.depth += 1;
-                        self.emit(entry.payload_offset(), entry.payload.len(), "payload");
+                        self.emit(entry.payload_offset(), entry.payload.len(), "payload")?;
                         self.depth -= 1;
                     }
                 }
@@ -287,7 +331,7 @@ impl Dumper<'_, '_> {
             // not decode is listed as such, not refused.
             profile::TAG_TARGET => {
                 let text = self.string_tag(&mut chunk.reader()).map(|text| format!("0x14 target {text}"));
-                self.emit(chunk.offset, chunk.len() as usize, &undecoded(chunk, text));
+                self.emit(chunk.offset, chunk.len() as usize, &undecoded(chunk, text))?;
             }
             profile::TAG_DATALAYOUT => {
                 let mut r = chunk.reader();
@@ -296,7 +340,7 @@ impl Dumper<'_, '_> {
                     let endian = if endian == 0 { "little" } else { "big" };
                     Ok(format!("0x15 datalayout ptr={bits}, endian={endian}"))
                 })();
-                self.emit(chunk.offset, chunk.len() as usize, &undecoded(chunk, text));
+                self.emit(chunk.offset, chunk.len() as usize, &undecoded(chunk, text))?;
             }
             _ => self.attribute(chunk, 2)?,
         }
@@ -304,7 +348,7 @@ impl Dumper<'_, '_> {
     }
 
     /// The children of an entry, list or variable at TLV depth `depth`.
-    fn compound(&mut self, chunk: &Chunk<'_>, depth: u32) -> Result<(), FormatError> {
+    fn compound(&mut self, chunk: &Chunk<'_>, depth: u32) -> Result<(), DumpError> {
         self.check_depth(chunk, depth)?;
         self.depth += 1;
         for (k, child) in chunk.children().enumerate() {
@@ -318,11 +362,11 @@ impl Dumper<'_, '_> {
                         Tag::TEMPORARIES => "temporaries",
                         _ => "statics",
                     };
-                    self.header(&child, &format!(": {what}"));
+                    self.header(&child, &format!(": {what}"))?;
                     self.compound(&child, depth + 1)?;
                 }
                 Tag::VARIABLE => {
-                    self.header(&child, &format!(": variable {k}"));
+                    self.header(&child, &format!(": variable {k}"))?;
                     self.compound(&child, depth + 1)?;
                 }
                 _ => self.attribute(&child, depth + 1)?,
@@ -336,10 +380,10 @@ impl Dumper<'_, '_> {
     /// tags are walked. Only the TLV structure can fail here: a payload that does not decode is listed as such,
     /// since the format layer decodes none of it in some places (extensions, unknown entries) and, where it does,
     /// the check after the walk reports it.
-    fn attribute(&mut self, chunk: &Chunk<'_>, depth: u32) -> Result<(), FormatError> {
+    fn attribute(&mut self, chunk: &Chunk<'_>, depth: u32) -> Result<(), DumpError> {
         if chunk.tag.is_compound() {
             self.check_depth(chunk, depth)?;
-            self.header(chunk, ": unknown compound tag");
+            self.header(chunk, ": unknown compound tag")?;
             self.depth += 1;
             for child in chunk.children() {
                 self.attribute(&child?, depth + 1)?;
@@ -348,7 +392,7 @@ impl Dumper<'_, '_> {
             return Ok(());
         }
         let text = self.describe(chunk);
-        self.emit(chunk.offset, chunk.len() as usize, &undecoded(chunk, text));
+        self.emit(chunk.offset, chunk.len() as usize, &undecoded(chunk, text))?;
         Ok(())
     }
 
@@ -388,10 +432,10 @@ impl Dumper<'_, '_> {
         Ok(text)
     }
 
-    fn vops(&mut self, chunk: &Chunk<'_>) -> Result<(), FormatError> {
-        self.header(chunk, ": virtual opcodes");
+    fn vops(&mut self, chunk: &Chunk<'_>) -> Result<(), DumpError> {
+        self.header(chunk, ": virtual opcodes")?;
         let Some(strings) = self.strings else {
-            self.emit(chunk.payload_offset(), chunk.payload.len(), "(no valid string table: VOPs not decoded)");
+            self.emit(chunk.payload_offset(), chunk.payload.len(), "(no valid string table: VOPs not decoded)")?;
             return Ok(());
         };
         self.depth += 1;
@@ -448,15 +492,15 @@ impl Dumper<'_, '_> {
                     let _ = write!(text, " field {field} of LITD #{literal}");
                 }
             }
-            self.emit(at, (decoder.offset() - at) as usize, &text);
+            self.emit(at, (decoder.offset() - at) as usize, &text)?;
             n += 1;
         }
         self.depth -= 1;
         Ok(())
     }
 
-    fn traces(&mut self, chunk: &Chunk<'_>) -> Result<(), FormatError> {
-        self.header(chunk, ": traces and function-body headers");
+    fn traces(&mut self, chunk: &Chunk<'_>) -> Result<(), DumpError> {
+        self.header(chunk, ": traces and function-body headers")?;
         self.depth += 1;
         let mut r = chunk.reader();
         let mut record = 0u64;
@@ -475,7 +519,7 @@ impl Dumper<'_, '_> {
                     c.unsigned_abs()
                 )
             };
-            self.emit(at, (r.offset() - at) as usize, &text);
+            self.emit(at, (r.offset() - at) as usize, &text)?;
             record += 1;
         }
         self.depth -= 1;
