@@ -37,10 +37,7 @@ use crate::format::vop::{opcode, VopDecoder};
 use crate::format::{mutf8, ErrorKind, FormatError, Image};
 use crate::profile;
 
-use sink::Sink;
-
-/// Bytes shown per line.
-const ROW: usize = 8;
+use sink::{Sink, ROW};
 
 /// Why a listing failed.
 #[derive(Debug, thiserror::Error)]
@@ -128,17 +125,6 @@ struct Dumper<'a, 'o, 'w> {
     strings: Option<&'a StringTable>,
 }
 
-fn hex(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(bytes.len() * 3);
-    for (i, b) in bytes.iter().enumerate() {
-        if i > 0 {
-            s.push(' ');
-        }
-        let _ = write!(s, "{b:02x}");
-    }
-    s
-}
-
 /// A line's text, or, for a payload that does not decode, the chunk's tag and the reason.
 fn undecoded(chunk: &Chunk<'_>, text: Result<String, FormatError>) -> String {
     text.unwrap_or_else(|e| format!("{} chunk, not decodable: {}", chunk.tag, e.kind))
@@ -187,15 +173,13 @@ impl Dumper<'_, '_, '_> {
         }
         let from = start as usize;
         let slice = &self.bytes[from.min(self.bytes.len())..(from + len).min(self.bytes.len())];
-        let indent = "  ".repeat(self.depth);
         if slice.is_empty() {
             return self.note(text);
         }
         for (i, row) in slice.chunks(ROW).enumerate() {
             let offset = start + (i * ROW) as u64;
             let text = if i == 0 { text } else { "" };
-            let _ = writeln!(self.out, "{offset:>8x} | {:<23} | {indent}{text}", hex(row));
-            self.out.line_end().map_err(DumpError::Io)?;
+            self.out.line(Some(offset), row, self.depth, text).map_err(DumpError::Io)?;
         }
         self.cursor = start + slice.len() as u64;
         Ok(())
@@ -203,9 +187,7 @@ impl Dumper<'_, '_, '_> {
 
     /// A line with no bytes of its own.
     fn note(&mut self, text: &str) -> Result<(), DumpError> {
-        let indent = "  ".repeat(self.depth);
-        let _ = writeln!(self.out, "{:>8} | {:<23} | {indent}{text}", "", "");
-        self.out.line_end().map_err(DumpError::Io)
+        self.out.line(None, &[], self.depth, text).map_err(DumpError::Io)
     }
 
     fn finish(&mut self) -> Result<(), DumpError> {
