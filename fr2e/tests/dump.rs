@@ -278,3 +278,39 @@ fn writer_errors_stop_the_dump() {
     let error = DumpError::Io(io::ErrorKind::BrokenPipe.into());
     assert_eq!(error.to_string(), "cannot write the listing: broken pipe");
 }
+
+/// An image holding only `strs` and `stri` for `offsets`.
+fn strings_image(data: &[u8], offsets: &[u32]) -> Vec<u8> {
+    let mut stri = Vec::new();
+    let mut previous = 0;
+    for &offset in offsets {
+        fr2e::format::vli::write_uvli32(&mut stri, offset - previous);
+        previous = offset;
+    }
+    let mut bytes = Vec::new();
+    write_chunk(&mut bytes, Tag::FR2E, |out| {
+        write_data_chunk(out, Tag::STRS, data)?;
+        write_data_chunk(out, Tag::STRI, &stri)
+    })
+    .unwrap();
+    bytes
+}
+
+/// Each piece of `strs` is labelled with the first index starting there; shared and suffix offsets are legal (B22).
+#[test]
+fn string_data_is_labelled_by_first_index() {
+    let text = listing(&strings_image(b"\0ab\0b\0", &[1, 1, 2, 4]));
+    let labels: Vec<&str> = text.lines().filter_map(|l| l.rsplit(" | ").next()).map(str::trim).collect();
+    assert_eq!(labels[2..5], ["\"\"", "\"ab\" #2", "\"b\" #5"], "{text}");
+}
+
+/// 200,000 table strings are labelled in one pass over the data, not one search per piece.
+#[test]
+fn many_strings_are_listed() {
+    let count = 200_000u32;
+    let data: Vec<u8> = (0..count).flat_map(|_| *b"a\0").collect();
+    let offsets: Vec<u32> = (0..count).map(|j| 2 * j).collect();
+    let text = listing(&strings_image(&data, &offsets));
+    assert!(text.contains("  \"a\" #2\n"));
+    assert!(text.contains(&format!("  \"a\" #{}\n", count + 1)));
+}

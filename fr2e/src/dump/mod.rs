@@ -251,10 +251,16 @@ impl Dumper<'_, '_, '_> {
             Tag::STRS => {
                 self.header(chunk, ": string data")?;
                 self.depth += 1;
-                let offsets: Vec<u32> = self.strings.map(|s| s.offsets().to_vec()).unwrap_or_default();
+                // Each piece is labelled with the first table string starting there: the (offset, index) pairs in
+                // order, walked once beside the pieces. Shared offsets and offsets inside a string are legal (B22).
+                let offsets = self.strings.map(StringTable::offsets).unwrap_or_default();
+                let mut starts: Vec<(u32, usize)> = offsets.iter().enumerate().map(|(j, &o)| (o, j)).collect();
+                starts.sort_unstable();
+                let mut starts = starts.into_iter().peekable();
                 let mut at = 0usize;
                 for piece in chunk.payload.split_inclusive(|&b| b == 0) {
-                    let index = offsets.iter().position(|&o| o as usize == at).map(|j| format!(" #{}", j + 2));
+                    while starts.next_if(|&(o, _)| (o as usize) < at).is_some() {}
+                    let index = starts.peek().filter(|&&(o, _)| o as usize == at).map(|&(_, j)| format!(" #{}", j + 2));
                     let text = String::from_utf8_lossy(piece.strip_suffix(&[0]).unwrap_or(piece)).into_owned();
                     let label = format!("{text:?}{}", index.unwrap_or_default());
                     self.emit(payload_at + at as u64, piece.len(), &label)?;
