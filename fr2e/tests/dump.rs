@@ -184,9 +184,15 @@ fn deep_nesting_is_refused() {
     assert_eq!(expected.kind, ErrorKind::NestingTooDeep { limit: 32 });
     assert_eq!(dump(&unknown).1, Err(expected));
 
+    // The reader refuses the first nested `V` as misplaced; the listing walks on to the nesting limit, says so on
+    // its last line, and returns the reader's error.
     let variables = nested(Tag::VARIABLE, 100_000);
-    assert!(Image::read(&variables).is_err());
-    assert_eq!(dump(&variables).1.unwrap_err().kind, ErrorKind::NestingTooDeep { limit: 32 });
+    let expected = Image::read(&variables).unwrap_err();
+    assert_eq!(expected.kind, ErrorKind::MisplacedTag { tag: Tag::VARIABLE, context: Tag::VARIABLE });
+    let (text, result) = dump(&variables);
+    assert_eq!(result, Err(expected));
+    let last = text.lines().last().unwrap();
+    assert!(last.ends_with("(the listing stops here: offset 0xc4: TLV nesting deeper than 32)"), "{last}");
 }
 
 /// An image whose GBLD holds one FN entry holding an `A` list holding `levels` nested `tag` chunks. Headers only:

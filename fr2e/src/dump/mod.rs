@@ -7,16 +7,18 @@
 //! `(unattributed)`, and the walk ends by checking that the cursor reached the end of the input, so every byte is
 //! attributed exactly once.
 //!
-//! The verdict is the reader's: the dump fails exactly when [`Image::read`] (default limits) does, and with its
-//! error once the walk is complete. The walk stops only where it cannot go on: where the TLV structure breaks, or the
-//! VOPs, traces, string index or `strz` size do not decode; the listing so far stays in the output, which is what one
+//! The verdict is the reader's: after the walk, [`Image::validate`] (the reader's own walk without its model, default
+//! limits) decides, so the dump fails exactly when [`Image::read`] does, with the same error. That covers what the
+//! listing does not check: a string table that does not read (its strings are then not shown), string indices out
+//! of range, broken function-body links. It costs one more pass over the image but no model, where a listing that
+//! checked everything itself would repeat the reader's rules and could drift from them.
+//!
+//! The walk stops only where it cannot go on: where the TLV structure breaks, or the VOPs, traces, string index or
+//! `strz` size do not decode. The listing so far stays in the output with a last line saying why, which is what one
 //! wants when debugging a broken writer. Everything the walk decodes but the format layer keeps opaque (the Whale
 //! profile's extension tags, the insides of unknown tags and entries) is listed as "not decodable" instead of
-//! refused, and the walk checks nesting depth where the reader does, so a walk never fails on an image the reader
-//! accepts. After a complete walk, [`Image::validate`], the reader's own walk without its model, decides: it reports
-//! what the listing does not check (a string table that does not read, whose strings then cannot be shown; string
-//! indices out of range; broken function-body links). This costs one more pass over the image but no model, where a
-//! listing that checked everything itself would repeat the reader's rules and could drift from them.
+//! refused, and the walk checks nesting depth where the reader does, so it never stops on an image the reader
+//! accepts.
 //!
 //! The listing streams: lines go through a bounded buffer to the caller's writer (`sink.rs`), so a dump holds the
 //! image, its string table and one buffer, never the listing, which is about 17 times the image.
@@ -53,8 +55,9 @@ pub enum DumpError {
 }
 
 /// Writes the listing of `bytes` to `out`, and fails exactly when the format layer's reader ([`Image::read`]) would,
-/// with its error ([`DumpError::Format`]). On a malformed image the listing goes up to the problem, or to the end
-/// when the problem is one the listing can step over, and is written out before the error is returned.
+/// with its error ([`DumpError::Format`]). On a malformed image the listing goes up to the problem (and a last line
+/// says why it stops there), or to the end when the problem is one the listing can step over, and is written out
+/// before the error is returned.
 ///
 /// The listing is buffered here and handed to `out` in blocks of about 64 KiB, so `out` needs no buffering of its
 /// own, and memory stays proportional to the image, not to the listing. When `out` fails, the dump stops and returns
@@ -72,32 +75,40 @@ pub enum DumpError {
 /// assert!(matches!(result, Err(fr2e::DumpError::Format(e)) if e == fr2e::format::Image::read(&strz).unwrap_err()));
 /// ```
 pub fn dump(bytes: &[u8], out: &mut dyn io::Write) -> Result<(), DumpError> {
+    let limits = Limits::default();
     let mut sink = Sink::new(out);
-    let walked = walk(bytes, &mut sink);
+    let walked = walk(bytes, &limits, &mut sink);
     if let Err(DumpError::Io(e)) = walked {
         return Err(DumpError::Io(e));
     }
-    // The listing so far goes out before any verdict.
+    // The listing goes out before the verdict, which is the reader's. A walk that stopped met an error the reader
+    // meets too, perhaps after another one; its own error only stands in should the two ever disagree.
     sink.finish().map_err(DumpError::Io)?;
-    walked?;
-    Image::validate_with_limits(bytes, &Limits::default())?;
-    Ok(())
+    Image::validate_with_limits(bytes, &limits)?;
+    walked
 }
 
-/// Lists `bytes` into `sink`, stopping where the walk cannot go on.
-fn walk(bytes: &[u8], sink: &mut Sink<'_>) -> Result<(), DumpError> {
-    let mut d = Dumper { bytes, out: sink, cursor: 0, depth: 0, limits: Limits::default(), strings: None };
-    let mut r = Reader::new(bytes, 0);
-    let root = read_chunk(&mut r)?;
-    d.header(&root, "")?;
-    if root.tag != Tag::FR2E {
-        return Err(FormatError::new(ErrorKind::NotAnImage { tag: root.tag }, 0).into());
-    }
-    r.finish("image")?;
+/// Lists `bytes` into `sink`; where the walk cannot go on, a last line says why.
+fn walk(bytes: &[u8], limits: &Limits, sink: &mut Sink<'_>) -> Result<(), DumpError> {
     // The string table first: string tags, Type IDs and VOPs need it.
+    let strings = string_table(bytes, limits);
+    let mut d = Dumper { bytes, out: sink, cursor: 0, depth: 0, limits: *limits, strings: strings.as_ref() };
+    match d.image() {
+        Err(DumpError::Format(e)) => {
+            d.note(&format!("(the listing stops here: {e})"))?;
+            Err(DumpError::Format(e))
+        }
+        walked => walked,
+    }
+}
+
+/// The image's string table, or `None` when it does not read: its strings are then not shown, and the check after
+/// the walk reports why.
+fn string_table(bytes: &[u8], limits: &Limits) -> Option<StringTable> {
+    let root = read_chunk(&mut Reader::new(bytes, 0)).ok()?;
     let (mut strs, mut strz, mut stri) = (None, None, None);
     for child in root.children() {
-        let child = child?;
+        let child = child.ok()?;
         match child.tag {
             Tag::STRS => strs = Some(child),
             Tag::STRZ => strz = Some(child),
@@ -105,14 +116,7 @@ fn walk(bytes: &[u8], sink: &mut Sink<'_>) -> Result<(), DumpError> {
             _ => {}
         }
     }
-    // A table that does not read is not listed as strings; the check after the walk reports why.
-    let strings = StringTable::read(strs.as_ref(), strz.as_ref(), stri.as_ref(), &d.limits).ok().map(|(t, _)| t);
-    d.strings = strings.as_ref();
-    d.depth = 1;
-    for child in root.children() {
-        d.root_child(&child?)?;
-    }
-    d.finish()
+    StringTable::read(strs.as_ref(), strz.as_ref(), stri.as_ref(), limits).ok().map(|(table, _)| table)
 }
 
 struct Dumper<'a, 'o, 'w> {
@@ -165,6 +169,22 @@ fn register_text(r: &Register) -> String {
 }
 
 impl Dumper<'_, '_, '_> {
+    /// The whole image: the root chunk, then each child in order.
+    fn image(&mut self) -> Result<(), DumpError> {
+        let mut r = Reader::new(self.bytes, 0);
+        let root = read_chunk(&mut r)?;
+        self.header(&root, "")?;
+        if root.tag != Tag::FR2E {
+            return Err(FormatError::new(ErrorKind::NotAnImage { tag: root.tag }, 0).into());
+        }
+        r.finish("image")?;
+        self.depth = 1;
+        for child in root.children() {
+            self.root_child(&child?)?;
+        }
+        self.finish()
+    }
+
     /// Lists `len` bytes from `start` with `text` on the first line (more rows for long items).
     fn emit(&mut self, start: u64, len: usize, text: &str) -> Result<(), DumpError> {
         if start > self.cursor {
