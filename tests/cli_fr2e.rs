@@ -191,3 +191,28 @@ fn broken_images_fail_with_offsets_and_write_nothing() {
     let entries: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(entries.len(), 2, "{entries:?}");
 }
+
+/// A compressed string table the reader rejects makes `fr2e dump` fail too,
+/// after listing what precedes the problem; `-o` then writes nothing.
+#[test]
+fn dump_fails_on_a_bad_compressed_string_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("fib.fr2e");
+    convert(&example("fib.json"), &image, &["--compress-strings"]);
+    let mut bytes = fs::read(&image).unwrap();
+    let at = bytes.windows(4).position(|w| w == b"strz").expect("a strz chunk");
+    // The first byte of the LZ4 block after the declared size: the block no longer decodes to that size.
+    bytes[at + 5] = 0;
+    let broken = dir.path().join("broken.fr2e");
+    fs::write(&broken, &bytes).unwrap();
+    let o = whale(&["fr2e", "dump", arg(&broken)]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("`FR2E` chunk"), "the listing up to the problem is printed");
+    assert!(stderr(&o).contains("`strz` block does not decompress to its declared size"), "{}", stderr(&o));
+    let verify = whale(&["ir", "verify", arg(&broken)]);
+    assert_eq!(verify.status.code(), Some(1));
+    let listing = dir.path().join("listing.txt");
+    let o = whale(&["fr2e", "dump", arg(&broken), "-o", arg(&listing)]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!listing.exists());
+}

@@ -19,7 +19,7 @@ mod lift;
 mod lower;
 mod profile;
 
-pub use dump::dump;
+pub use dump::{dump, DumpError};
 pub use error::{Error, LiftErrorKind, LowerError};
 pub use lift::{read_module, read_module_unverified, read_module_with_limits, ReadLimits};
 pub use lower::{try_write_module, try_write_module_with, write_module, WriteOptions};

@@ -2,9 +2,10 @@
 //! (`fr2e::read_module`), the format layer (`Image::read`) and the listing (`fr2e::dump`).
 //!
 //! Every decoder must return, never panic; a refusal must carry an offset inside the input and a reason; a read's
-//! peak allocation stays within the bound of `support::bound`; and whatever still reads as a module must be written
-//! and read back exactly (the image it gives is canonical). This is the stable counterpart of the `fr2e_read` fuzz
-//! target in `fuzz/`, with the seeds a fuzzer would start from: the AST examples and small W1/W2 workloads.
+//! peak allocation stays within the bound of `support::bound`; whatever still reads as a module must be written
+//! and read back exactly (the image it gives is canonical); and the listing fails exactly when the format layer's
+//! reader does. This is the stable counterpart of the `fr2e_read` fuzz target in `fuzz/`, with the seeds a fuzzer
+//! would start from: the AST examples and small W1/W2 workloads, each also written with `strz`.
 
 #[path = "../../ir/benches/workloads.rs"]
 mod workloads;
@@ -15,10 +16,11 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use fr2e::format::Image;
+use fr2e::DumpError;
 use proptest::prelude::*;
 use support::{bound, peak_of};
 
-/// Canonical images of the AST examples and of small W1 and W2 modules.
+/// Images of the AST examples and of small W1 and W2 modules: the canonical ones, then the same with `strz`.
 fn seeds() -> &'static [Vec<u8>] {
     static SEEDS: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
     SEEDS.get_or_init(|| {
@@ -39,7 +41,9 @@ fn seeds() -> &'static [Vec<u8>] {
             .collect();
         modules.push(workloads::w1(60));
         modules.push(workloads::w2(3));
-        modules.iter().map(fr2e::write_module).collect()
+        let compressed = fr2e::WriteOptions { compress_strings: true };
+        let canonical = modules.iter().map(fr2e::write_module);
+        canonical.chain(modules.iter().map(|m| fr2e::try_write_module_with(m, compressed).unwrap())).collect()
     })
 }
 
@@ -101,21 +105,40 @@ fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
             prop_assert!(!e.to_string().is_empty());
         }
     }
-    if let Err(e) = Image::read(bytes) {
+    let image = Image::read(bytes).map(drop);
+    if let Err(e) = image {
         prop_assert!(e.offset <= len, "format layer: offset {} beyond a {len}-byte input: {e}", e.offset);
     }
-    let mut listing = String::new();
-    if let Err(e) = fr2e::dump(bytes, &mut listing) {
-        prop_assert!(e.offset <= len, "dump: offset {} beyond a {len}-byte input: {e}", e.offset);
+    // Checking without the model gives the read's verdict and error.
+    prop_assert_eq!(Image::validate(bytes), image);
+    // The listing streams: it holds no more than a read, whatever its length.
+    let (listed, peak) = peak_of(|| fr2e::dump(bytes, &mut std::io::sink()));
+    prop_assert!(peak <= bound(bytes.len()), "dump: {peak} bytes for a {}-byte image", bytes.len());
+    match &listed {
+        Ok(()) => {}
+        Err(DumpError::Format(e)) => {
+            prop_assert!(e.offset <= len, "dump: offset {} beyond a {len}-byte input: {e}", e.offset);
+        }
+        Err(DumpError::Io(e)) => prop_assert!(false, "io::sink failed: {e}"),
     }
+    // The listing's verdict is the format layer's, error included.
+    let listed = listed.map_err(|e| match e {
+        DumpError::Format(e) => Some(e),
+        DumpError::Io(_) => None,
+    });
+    prop_assert_eq!(listed, image.map_err(Some));
     Ok(())
 }
 
 #[test]
 fn seeds_read_back() {
-    for seed in seeds() {
+    let seeds = seeds();
+    let (canonical, compressed) = seeds.split_at(seeds.len() / 2);
+    for (seed, packed) in canonical.iter().zip(compressed) {
         let module = fr2e::read_module(seed).unwrap();
         assert_eq!(&fr2e::write_module(&module), seed);
+        assert_eq!(&fr2e::write_module(&fr2e::read_module(packed).unwrap()), seed);
+        fr2e::dump(packed, &mut std::io::sink()).unwrap();
     }
 }
 

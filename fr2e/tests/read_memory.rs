@@ -34,6 +34,57 @@ fn valid_images_read_within_the_bound() {
     }
 }
 
+/// Checking an image without the model (`Image::validate`) holds less than the image itself, where the format
+/// layer's `Image::read` holds many times it.
+#[test]
+fn validation_keeps_no_model() {
+    let bytes = fr2e::write_module(&module_of(50_000));
+    let (checked, peak) = peak_of(|| fr2e::format::Image::validate(&bytes));
+    checked.unwrap();
+    assert!(peak < bytes.len() / 100, "validate: {peak} bytes for a {}-byte image", bytes.len());
+    let (image, read_peak) = peak_of(|| fr2e::format::Image::read(&bytes));
+    image.unwrap();
+    assert!(read_peak > 10 * bytes.len(), "read {read_peak} bytes for a {}-byte image", bytes.len());
+}
+
+/// An image whose only child is a `strz` declaring `size` bytes, followed by `block`.
+fn strz_image(size: u64, block: &[u8]) -> Vec<u8> {
+    use fr2e::format::{vli::write_uvli64, write_chunk, write_data_chunk, Tag};
+    let mut payload = Vec::new();
+    write_uvli64(&mut payload, size);
+    payload.extend_from_slice(block);
+    let mut image = Vec::new();
+    write_chunk(&mut image, Tag::FR2E, |out| write_data_chunk(out, Tag::STRZ, &payload)).unwrap();
+    image
+}
+
+/// With the `strz` limit raised to the maximum, an LZ4 block of 64 KiB of noise declaring the 16 MiB that LZ4 could
+/// expand it to is refused before any buffer is allocated for it; so is the largest declared size.
+#[test]
+fn raised_strz_limits_do_not_allocate_the_declared_size() {
+    let limits = fr2e::ReadLimits {
+        format: fr2e::format::Limits { max_string_data: u64::MAX, ..Default::default() },
+        ..Default::default()
+    };
+    let mut state = 0x5731u64;
+    let noise: Vec<u8> = (0..1 << 16)
+        .map(|_| {
+            // xorshift64: incompressible enough that the block is about as long as the data.
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 32) as u8
+        })
+        .collect();
+    let block = lz4_flex::block::compress(&noise);
+    for size in [255 * block.len() as u64, u64::MAX] {
+        let bytes = strz_image(size, &block);
+        let (read, peak) = peak_of(|| fr2e::read_module_with_limits(&bytes, &limits));
+        let err = read.unwrap_err();
+        assert!(peak <= bound(bytes.len()), "{peak} bytes for a {}-byte image: {err}", bytes.len());
+    }
+}
+
 proptest! {
     #[test]
     fn hostile_images_read_within_the_bound(

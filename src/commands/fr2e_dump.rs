@@ -15,10 +15,10 @@ pub fn run(args: &DumpArgs) -> Result<(), CliError> {
     let bytes = io::read_input(&args.input)?;
     let name = io::input_name(&args.input);
     let written = output::write_output_with(args.output.as_deref(), |w| {
-        let mut s = String::new();
-        let r = fr2e::dump(&bytes, &mut s);
-        w.write_all(s.as_bytes())?;
-        r.map_err(|e| Failure::Work(CliError::failed(format!("{name}: {e}"))))
+        fr2e::dump(&bytes, w).map_err(|e| match e {
+            fr2e::DumpError::Io(e) => Failure::Write(e),
+            fr2e::DumpError::Format(e) => Failure::Work(CliError::failed(format!("{name}: {e}"))),
+        })
     })?;
     if let Some(path) = written {
         outln!("Wrote listing to {}", path.display())?;

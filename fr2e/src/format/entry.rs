@@ -301,6 +301,19 @@ impl KeyedAttribute {
 pub(crate) struct Context<'s> {
     pub strings: &'s StringTable,
     pub limits: &'s Limits,
+    /// Whether the model is kept. Without it every item is still read and checked in the same order, so the outcome
+    /// (the first error) is the same, but entries, variables and keyed attributes are dropped as soon as they are
+    /// read: checking an image then holds one entry at a time, without its variables.
+    pub keep: bool,
+}
+
+/// A `t` attribute met while reading a table: the 0-based position of its entry, the trace record it names and the
+/// offset of the attribute, so that the caller can check the function-body link (A12) and report it there.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TraceLink {
+    pub position: usize,
+    pub record: u32,
+    pub offset: u64,
 }
 
 /// Reads a LITD or GBLD chunk (at TLV depth `depth`) into its entries; entry k is index k + 1.
@@ -311,35 +324,38 @@ pub fn read_table(
     limits: &Limits,
     depth: u32,
 ) -> Result<Vec<Entry>, FormatError> {
-    read_table_with_traces(chunk, table, strings, limits, depth, &mut Vec::new())
+    let cx = Context { strings, limits, keep: true };
+    read_table_with_traces(chunk, table, cx, depth, &mut Vec::new())
 }
 
-/// [`read_table`], also collecting `(entry position, offset)` of every `t` attribute so that the caller can check the
-/// function-body links (A12) and report them at the attribute.
+/// [`read_table`], also collecting every `t` attribute so that the caller can check the function-body links (A12).
+/// Without `cx.keep`, the entries are checked and dropped, and the result is empty.
 pub(crate) fn read_table_with_traces(
     chunk: &Chunk<'_>,
     table: Table,
-    strings: &StringTable,
-    limits: &Limits,
+    cx: Context<'_>,
     depth: u32,
-    traces: &mut Vec<(usize, u64)>,
+    traces: &mut Vec<TraceLink>,
 ) -> Result<Vec<Entry>, FormatError> {
-    let cx = Context { strings, limits };
     let mut entries = Vec::new();
-    for child in chunk.children() {
+    for (position, child) in chunk.children().enumerate() {
         let child = child?;
         match EntryKind::from_tag(table, child.tag) {
             Some(kind) => {
                 let mut trace_offset = None;
                 let entry = read_entry(&child, kind, cx, depth + 1, &mut trace_offset)?;
-                if let Some(offset) = trace_offset {
-                    traces.push((entries.len(), offset));
+                if let (Some(offset), Some(record)) = (trace_offset, entry.trace) {
+                    traces.push(TraceLink { position, record, offset });
                 }
-                entries.push(Entry::Known(Box::new(entry)));
+                if cx.keep {
+                    entries.push(Entry::Known(Box::new(entry)));
+                }
             }
             None => {
-                validate_tree(&child, depth + 1, limits)?;
-                entries.push(Entry::Unknown { tag: child.tag, payload: child.payload.to_vec() });
+                validate_tree(&child, depth + 1, cx.limits)?;
+                if cx.keep {
+                    entries.push(Entry::Unknown { tag: child.tag, payload: child.payload.to_vec() });
+                }
             }
         }
     }
@@ -416,7 +432,10 @@ fn read_entry(
             continue;
         }
         if is_keyed(child.tag) {
-            entry.keyed.push(KeyedAttribute::read(&child, cx.strings)?);
+            let keyed = KeyedAttribute::read(&child, cx.strings)?;
+            if cx.keep {
+                entry.keyed.push(keyed);
+            }
             continue;
         }
         if !DEFINED_ATTRIBUTES.contains(&child.tag) {
@@ -471,9 +490,15 @@ fn read_list(chunk: &Chunk<'_>, cx: Context<'_>, depth: u32) -> Result<VariableL
     for child in chunk.children() {
         let child = child?;
         if child.tag == Tag::VARIABLE {
-            list.variables.push(read_variable(&child, cx, depth + 1)?);
+            let variable = read_variable(&child, cx, depth + 1)?;
+            if cx.keep {
+                list.variables.push(variable);
+            }
         } else if is_keyed(child.tag) {
-            list.keyed.push(KeyedAttribute::read(&child, cx.strings)?);
+            let keyed = KeyedAttribute::read(&child, cx.strings)?;
+            if cx.keep {
+                list.keyed.push(keyed);
+            }
         } else if DEFINED_ATTRIBUTES.contains(&child.tag) {
             return Err(misplaced(&child, chunk.tag));
         } else {

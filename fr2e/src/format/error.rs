@@ -82,6 +82,8 @@ pub enum ErrorKind {
     StringDataTooLarge { size: u64, limit: u64 },
     #[error("`strz` block does not decompress to its declared size")]
     BadLz4Block,
+    #[error("out of memory while allocating {bytes} bytes for {what}")]
+    OutOfMemory { what: &'static str, bytes: u64 },
 
     // Entries.
     #[error("`L`, `R` and `S` lists need a function body (`t`)")]

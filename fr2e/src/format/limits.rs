@@ -58,7 +58,9 @@ pub struct Limits {
     /// Deepest type-signature nesting accepted by the signature parser (default 128, like the text reader's types).
     pub max_signature_depth: u32,
     /// Largest string data, in bytes, that a `strz` may declare as its decompressed size (default 64 MiB). A plain
-    /// `strs` is bounded by the input itself.
+    /// `strs` is bounded by the input itself. Raising it, even to `u64::MAX`, is safe: a declared size is checked
+    /// against what the LZ4 block decodes to before a buffer is allocated, and the buffer is reserved fallibly
+    /// ([`ErrorKind::OutOfMemory`](super::ErrorKind::OutOfMemory) instead of an abort).
     pub max_string_data: u64,
 }
 

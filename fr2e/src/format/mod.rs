@@ -7,7 +7,7 @@
 //! | --- | --- |
 //! | `tlv.rs` | TLV chunks: header forms, tag values and promotion, the case rule (A2) |
 //! | `vli.rs` | UVLI32/64/128, SVLI, OpVLI, bit interleave (A4) |
-//! | `mutf8.rs`, `strings.rs` | M-UTF-8, the string table `strs`/`strz`/`stri`, string tags (A5) |
+//! | `mutf8.rs`, `strings.rs`, `strz.rs` | M-UTF-8, the string table `strs`/`strz`/`stri`, string tags (A5) |
 //! | `entry.rs` | LITD/GBLD entries, attributes, variable lists, keyed attributes (A6) |
 //! | `signature.rs`, `flags.rs` | signature and flag strings: parsers and printers (A7) |
 //! | `type_id.rs` | Type IDs (A9) |
@@ -35,6 +35,7 @@ pub mod reader;
 pub mod register;
 pub mod signature;
 pub mod strings;
+mod strz;
 pub mod tlv;
 pub mod trace;
 pub mod type_id;

@@ -13,9 +13,10 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::error::{ErrorKind, FormatError, WriteError};
-use super::limits::{Limits, LZ4_MAX_EXPANSION, MAX_CANONICAL_INLINE_STRING};
+use super::limits::{Limits, MAX_CANONICAL_INLINE_STRING};
 use super::mutf8;
 use super::reader::Reader;
+use super::strz;
 use super::tlv::Chunk;
 use super::vli::{write_svli, write_uvli32, write_uvli64};
 
@@ -126,7 +127,7 @@ impl StringTable {
         let (data, data_offset, compressed) = match (strs, strz) {
             (Some(_), Some(z)) => return Err(FormatError::new(ErrorKind::StrsAndStrz, z.offset)),
             (Some(s), None) => (s.payload.to_vec(), s.payload_offset(), false),
-            (None, Some(z)) => (read_strz(z, limits)?, z.payload_offset(), true),
+            (None, Some(z)) => (strz::decompress(z, limits)?, z.payload_offset(), true),
             (None, None) => (Vec::new(), 0, false),
         };
         let mut offsets = Vec::new();
@@ -191,24 +192,6 @@ pub enum StringPartError {
     Data(usize),
     /// Index into the offsets.
     Offset(usize),
-}
-
-/// Decompresses a `strz` payload, refusing declared sizes above the limit or above what LZ4 can produce (A5.4).
-fn read_strz(chunk: &Chunk<'_>, limits: &Limits) -> Result<Vec<u8>, FormatError> {
-    let mut r = chunk.reader();
-    let size_at = r.offset();
-    let size = r.uvli64()?;
-    let block = r.rest();
-    let structural = (block.len() as u64).saturating_mul(LZ4_MAX_EXPANSION);
-    let limit = limits.max_string_data.min(structural);
-    if size > limit {
-        return Err(FormatError::new(ErrorKind::StringDataTooLarge { size, limit }, size_at));
-    }
-    let mut data = vec![0; size as usize];
-    match lz4_flex::block::decompress_into(block, &mut data) {
-        Ok(n) if n == data.len() => Ok(data),
-        _ => Err(FormatError::new(ErrorKind::BadLz4Block, r.offset())),
-    }
 }
 
 /// Builds a canonical table: strings in first-use order, no duplicates, data starting with one `00` (A5.2, A14).

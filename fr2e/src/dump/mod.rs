@@ -5,10 +5,28 @@
 //! The listing works on the format layer only, so it shows images from any writer, Whale-profile or not. Each line
 //! covers the bytes between a cursor and the next item; a gap (bytes no item claims) would be printed as
 //! `(unattributed)`, and the walk ends by checking that the cursor reached the end of the input, so every byte is
-//! attributed exactly once. On a malformed image the listing stops at the problem and the error is returned; what
-//! was listed so far stays in the output, which is what one wants when debugging a broken writer.
+//! attributed exactly once.
+//!
+//! The verdict is the reader's: after the walk, [`Image::validate`] (the reader's own walk without its model, default
+//! limits) decides, so the dump fails exactly when [`Image::read`] does, with the same error. That covers what the
+//! listing does not check: a string table that does not read (its strings are then not shown), string indices out
+//! of range, broken function-body links. It costs one more pass over the image but no model, where a listing that
+//! checked everything itself would repeat the reader's rules and could drift from them.
+//!
+//! The walk stops only where it cannot go on: where the TLV structure breaks, or the VOPs, traces, string index or
+//! `strz` size do not decode. The listing so far stays in the output with a last line saying why, which is what one
+//! wants when debugging a broken writer. Everything the walk decodes but the format layer keeps opaque (the Whale
+//! profile's extension tags, the insides of unknown tags and entries) is listed as "not decodable" instead of
+//! refused, and the walk checks nesting depth where the reader does, so it never stops on an image the reader
+//! accepts.
+//!
+//! The listing streams: lines go through a bounded buffer to the caller's writer (`sink.rs`), so a dump holds the
+//! image, its string table and one buffer, never the listing, which is about 17 times the image.
+
+mod sink;
 
 use std::fmt::Write as _;
+use std::io;
 
 use crate::format::immediate::Immediate;
 use crate::format::limits::Limits;
@@ -18,34 +36,79 @@ use crate::format::strings::{StringTable, StringValue};
 use crate::format::tlv::{read_chunk, Chunk, HeaderForm, Tag};
 use crate::format::type_id::VopType;
 use crate::format::vop::{opcode, VopDecoder};
-use crate::format::{mutf8, ErrorKind, FormatError};
+use crate::format::{mutf8, ErrorKind, FormatError, Image};
 use crate::profile;
 
-/// Bytes shown per line.
-const ROW: usize = 8;
+use sink::{Sink, ROW};
 
-/// Appends the listing of `bytes` to `out`. On a malformed image, appends the listing up to the problem and returns
-/// the error.
+/// Why a listing failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DumpError {
+    /// The writer failed; its error, unchanged (a closed pipe is [`io::ErrorKind::BrokenPipe`]). The listing stops
+    /// there.
+    #[error("cannot write the listing: {0}")]
+    Io(#[source] io::Error),
+    /// The image is malformed: the error of the format layer's reader. The listing written before it shows
+    /// everything up to the problem.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+}
+
+/// Writes the listing of `bytes` to `out`, and fails exactly when the format layer's reader ([`Image::read`]) would,
+/// with its error ([`DumpError::Format`]). On a malformed image the listing goes up to the problem (and a last line
+/// says why it stops there), or to the end when the problem is one the listing can step over, and is written out
+/// before the error is returned.
+///
+/// The listing is buffered here and handed to `out` in blocks of about 64 KiB, so `out` needs no buffering of its
+/// own, and memory stays proportional to the image, not to the listing. When `out` fails, the dump stops and returns
+/// its error ([`DumpError::Io`]), even on a malformed image, since the listing is then incomplete.
 ///
 /// ```
 /// let empty = [0x22, 0x00, 0x00, 0x00, b'F', b'R', b'2', b'E'];
-/// let mut listing = String::new();
+/// let mut listing = Vec::new();
 /// fr2e::dump(&empty, &mut listing).unwrap();
-/// assert_eq!(listing, "       0 | 22 00 00 00 46 52 32 45 | `FR2E` chunk, 8 bytes (DWORD+FOURCC header)\n");
+/// assert_eq!(listing, b"       0 | 22 00 00 00 46 52 32 45 | `FR2E` chunk, 8 bytes (DWORD+FOURCC header)\n");
+///
+/// // A `strz` whose data cannot be what it declares: listed whole, then refused as the reader refuses it.
+/// let strz = [0x52, 0, 0, 0, b'F', b'R', b'2', b'E', 0x2A, 0, 0, 0, b's', b't', b'r', b'z', 0x7F, 0x10];
+/// let result = fr2e::dump(&strz, &mut listing);
+/// assert!(matches!(result, Err(fr2e::DumpError::Format(e)) if e == fr2e::format::Image::read(&strz).unwrap_err()));
 /// ```
-pub fn dump(bytes: &[u8], out: &mut String) -> Result<(), FormatError> {
-    let mut d = Dumper { bytes, out, cursor: 0, depth: 0, limits: Limits::default(), strings: None };
-    let mut r = Reader::new(bytes, 0);
-    let root = read_chunk(&mut r)?;
-    d.header(&root, "");
-    if root.tag != Tag::FR2E {
-        return Err(FormatError::new(ErrorKind::NotAnImage { tag: root.tag }, 0));
+pub fn dump(bytes: &[u8], out: &mut dyn io::Write) -> Result<(), DumpError> {
+    let limits = Limits::default();
+    let mut sink = Sink::new(out);
+    let walked = walk(bytes, &limits, &mut sink);
+    if let Err(DumpError::Io(e)) = walked {
+        return Err(DumpError::Io(e));
     }
-    r.finish("image")?;
+    // The listing goes out before the verdict, which is the reader's. A walk that stopped met an error the reader
+    // meets too, perhaps after another one; its own error only stands in should the two ever disagree.
+    sink.finish().map_err(DumpError::Io)?;
+    Image::validate_with_limits(bytes, &limits)?;
+    walked
+}
+
+/// Lists `bytes` into `sink`; where the walk cannot go on, a last line says why.
+fn walk(bytes: &[u8], limits: &Limits, sink: &mut Sink<'_>) -> Result<(), DumpError> {
     // The string table first: string tags, Type IDs and VOPs need it.
+    let strings = string_table(bytes, limits);
+    let mut d = Dumper { bytes, out: sink, cursor: 0, depth: 0, limits: *limits, strings: strings.as_ref() };
+    match d.image() {
+        Err(DumpError::Format(e)) => {
+            d.note(&format!("(the listing stops here: {e})"))?;
+            Err(DumpError::Format(e))
+        }
+        walked => walked,
+    }
+}
+
+/// The image's string table, or `None` when it does not read: its strings are then not shown, and the check after
+/// the walk reports why.
+fn string_table(bytes: &[u8], limits: &Limits) -> Option<StringTable> {
+    let root = read_chunk(&mut Reader::new(bytes, 0)).ok()?;
     let (mut strs, mut strz, mut stri) = (None, None, None);
     for child in root.children() {
-        let child = child?;
+        let child = child.ok()?;
         match child.tag {
             Tag::STRS => strs = Some(child),
             Tag::STRZ => strz = Some(child),
@@ -53,18 +116,12 @@ pub fn dump(bytes: &[u8], out: &mut String) -> Result<(), FormatError> {
             _ => {}
         }
     }
-    let strings = StringTable::read(strs.as_ref(), strz.as_ref(), stri.as_ref(), &d.limits).ok().map(|(t, _)| t);
-    d.strings = strings.as_ref();
-    d.depth = 1;
-    for child in root.children() {
-        d.chunk(&child?, 2)?;
-    }
-    d.finish()
+    StringTable::read(strs.as_ref(), strz.as_ref(), stri.as_ref(), limits).ok().map(|(table, _)| table)
 }
 
-struct Dumper<'a, 'o> {
+struct Dumper<'a, 'o, 'w> {
     bytes: &'a [u8],
-    out: &'o mut String,
+    out: &'o mut Sink<'w>,
     /// Offset of the first byte not listed yet.
     cursor: u64,
     depth: usize,
@@ -72,15 +129,9 @@ struct Dumper<'a, 'o> {
     strings: Option<&'a StringTable>,
 }
 
-fn hex(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(bytes.len() * 3);
-    for (i, b) in bytes.iter().enumerate() {
-        if i > 0 {
-            s.push(' ');
-        }
-        let _ = write!(s, "{b:02x}");
-    }
-    s
+/// A line's text, or, for a payload that does not decode, the chunk's tag and the reason.
+fn undecoded(chunk: &Chunk<'_>, text: Result<String, FormatError>) -> String {
+    text.unwrap_or_else(|e| format!("{} chunk, not decodable: {}", chunk.tag, e.kind))
 }
 
 fn form_name(form: HeaderForm) -> &'static str {
@@ -117,47 +168,69 @@ fn register_text(r: &Register) -> String {
     }
 }
 
-impl Dumper<'_, '_> {
+impl Dumper<'_, '_, '_> {
+    /// The whole image: the root chunk, then each child in order.
+    fn image(&mut self) -> Result<(), DumpError> {
+        let mut r = Reader::new(self.bytes, 0);
+        let root = read_chunk(&mut r)?;
+        self.header(&root, "")?;
+        if root.tag != Tag::FR2E {
+            return Err(FormatError::new(ErrorKind::NotAnImage { tag: root.tag }, 0).into());
+        }
+        r.finish("image")?;
+        self.depth = 1;
+        for child in root.children() {
+            self.root_child(&child?)?;
+        }
+        self.finish()
+    }
+
     /// Lists `len` bytes from `start` with `text` on the first line (more rows for long items).
-    fn emit(&mut self, start: u64, len: usize, text: &str) {
+    fn emit(&mut self, start: u64, len: usize, text: &str) -> Result<(), DumpError> {
         if start > self.cursor {
             let gap = (start - self.cursor) as usize;
-            self.emit(self.cursor, gap, "(unattributed)");
+            self.emit(self.cursor, gap, "(unattributed)")?;
         }
         let from = start as usize;
         let slice = &self.bytes[from.min(self.bytes.len())..(from + len).min(self.bytes.len())];
-        let indent = "  ".repeat(self.depth);
         if slice.is_empty() {
-            self.note(text);
-            return;
+            return self.note(text);
         }
         for (i, row) in slice.chunks(ROW).enumerate() {
             let offset = start + (i * ROW) as u64;
             let text = if i == 0 { text } else { "" };
-            let _ = writeln!(self.out, "{offset:>8x} | {:<23} | {indent}{text}", hex(row));
+            self.out.line(Some(offset), row, self.depth, text).map_err(DumpError::Io)?;
         }
         self.cursor = start + slice.len() as u64;
+        Ok(())
     }
 
     /// A line with no bytes of its own.
-    fn note(&mut self, text: &str) {
-        let indent = "  ".repeat(self.depth);
-        let _ = writeln!(self.out, "{:>8} | {:<23} | {indent}{text}", "", "");
+    fn note(&mut self, text: &str) -> Result<(), DumpError> {
+        self.out.line(None, &[], self.depth, text).map_err(DumpError::Io)
     }
 
-    fn finish(&mut self) -> Result<(), FormatError> {
+    fn finish(&mut self) -> Result<(), DumpError> {
         let end = self.bytes.len() as u64;
         if self.cursor < end {
-            self.emit(self.cursor, (end - self.cursor) as usize, "(unattributed)");
+            self.emit(self.cursor, (end - self.cursor) as usize, "(unattributed)")?;
         }
         debug_assert_eq!(self.cursor, end);
         Ok(())
     }
 
-    fn header(&mut self, chunk: &Chunk<'_>, what: &str) {
+    /// Fails when a chunk at TLV depth `depth` (the root is 1) is deeper than the limit.
+    fn check_depth(&self, chunk: &Chunk<'_>, depth: u32) -> Result<(), FormatError> {
+        if depth > self.limits.max_tlv_depth {
+            return Err(FormatError::new(ErrorKind::NestingTooDeep { limit: self.limits.max_tlv_depth }, chunk.offset));
+        }
+        Ok(())
+    }
+
+    fn header(&mut self, chunk: &Chunk<'_>, what: &str) -> Result<(), DumpError> {
         let len = usize::from(chunk.form.header_len());
         let text = format!("{} chunk, {} bytes ({} header){what}", chunk.tag, chunk.len(), form_name(chunk.form));
-        self.emit(chunk.offset, len, &text);
+        self.emit(chunk.offset, len, &text)
     }
 
     /// A string tag's meaning, for listings.
@@ -191,44 +264,47 @@ impl Dumper<'_, '_> {
         })
     }
 
-    /// One chunk at TLV depth `level` (the root is 1).
-    fn chunk(&mut self, chunk: &Chunk<'_>, level: u32) -> Result<(), FormatError> {
-        if level > self.limits.max_tlv_depth {
-            return Err(FormatError::new(ErrorKind::NestingTooDeep { limit: self.limits.max_tlv_depth }, chunk.offset));
-        }
+    /// One child of the root (TLV depth 2).
+    fn root_child(&mut self, chunk: &Chunk<'_>) -> Result<(), DumpError> {
         let payload_at = chunk.payload_offset();
         match chunk.tag {
             Tag::STRS => {
-                self.header(chunk, ": string data");
+                self.header(chunk, ": string data")?;
                 self.depth += 1;
-                let offsets: Vec<u32> = self.strings.map(|s| s.offsets().to_vec()).unwrap_or_default();
+                // Each piece is labelled with the first table string starting there: the (offset, index) pairs in
+                // order, walked once beside the pieces. Shared offsets and offsets inside a string are legal (B22).
+                let offsets = self.strings.map(StringTable::offsets).unwrap_or_default();
+                let mut starts: Vec<(u32, usize)> = offsets.iter().enumerate().map(|(j, &o)| (o, j)).collect();
+                starts.sort_unstable();
+                let mut starts = starts.into_iter().peekable();
                 let mut at = 0usize;
                 for piece in chunk.payload.split_inclusive(|&b| b == 0) {
-                    let index = offsets.iter().position(|&o| o as usize == at).map(|j| format!(" #{}", j + 2));
+                    while starts.next_if(|&(o, _)| (o as usize) < at).is_some() {}
+                    let index = starts.peek().filter(|&&(o, _)| o as usize == at).map(|&(_, j)| format!(" #{}", j + 2));
                     let text = String::from_utf8_lossy(piece.strip_suffix(&[0]).unwrap_or(piece)).into_owned();
                     let label = format!("{text:?}{}", index.unwrap_or_default());
-                    self.emit(payload_at + at as u64, piece.len(), &label);
+                    self.emit(payload_at + at as u64, piece.len(), &label)?;
                     at += piece.len();
                 }
                 self.depth -= 1;
             }
             Tag::STRZ => {
-                self.header(chunk, ": compressed string data");
+                self.header(chunk, ": compressed string data")?;
                 self.depth += 1;
                 let mut r = chunk.reader();
                 let size = r.uvli64()?;
-                self.emit(payload_at, (r.offset() - payload_at) as usize, &format!("{size} bytes uncompressed"));
-                self.emit(r.offset(), r.remaining(), "LZ4 block");
+                self.emit(payload_at, (r.offset() - payload_at) as usize, &format!("{size} bytes uncompressed"))?;
+                self.emit(r.offset(), r.remaining(), "LZ4 block")?;
                 if let Some(strings) = self.strings {
                     for j in 0..strings.offsets().len() as u64 {
                         let text = self.string_index(j + 2);
-                        self.note(&format!("#{} = {text}", j + 2));
+                        self.note(&format!("#{} = {text}", j + 2))?;
                     }
                 }
                 self.depth -= 1;
             }
             Tag::STRI => {
-                self.header(chunk, ": string index");
+                self.header(chunk, ": string index")?;
                 self.depth += 1;
                 let mut r = chunk.reader();
                 let (mut offset, mut index) = (0u64, 2u64);
@@ -236,7 +312,7 @@ impl Dumper<'_, '_> {
                     let at = r.offset();
                     let delta = r.uvli32()?;
                     offset += u64::from(delta);
-                    self.emit(at, (r.offset() - at) as usize, &format!("#{index} at offset {offset} (+{delta})"));
+                    self.emit(at, (r.offset() - at) as usize, &format!("#{index} at offset {offset} (+{delta})"))?;
                     index += 1;
                 }
                 self.depth -= 1;
@@ -244,39 +320,44 @@ impl Dumper<'_, '_> {
             Tag::VOPS => self.vops(chunk)?,
             Tag::VTRS => self.traces(chunk)?,
             Tag::LITD | Tag::GBLD => {
-                self.header(chunk, if chunk.tag == Tag::LITD { ": literal table" } else { ": global table" });
+                self.header(chunk, if chunk.tag == Tag::LITD { ": literal table" } else { ": global table" })?;
                 self.depth += 1;
                 for (i, entry) in chunk.children().enumerate() {
                     let entry = entry?;
-                    self.header(&entry, &format!(": entry #{}", i + 1));
+                    self.header(&entry, &format!(": entry #{}", i + 1))?;
                     if entry.tag.is_compound() {
-                        self.compound(&entry, level + 2)?;
+                        self.compound(&entry, 3)?;
                     } else {
                         self.depth += 1;
-                        self.emit(entry.payload_offset(), entry.payload.len(), "payload");
+                        self.emit(entry.payload_offset(), entry.payload.len(), "payload")?;
                         self.depth -= 1;
                     }
                 }
                 self.depth -= 1;
             }
-            profile::TAG_TARGET if level == 2 => {
-                let mut r = chunk.reader();
-                let text = self.string_tag(&mut r)?;
-                self.emit(chunk.offset, chunk.len() as usize, &format!("0x14 target {text}"));
+            // The Whale profile's root extensions (C9); the format layer keeps them verbatim, so a payload that does
+            // not decode is listed as such, not refused.
+            profile::TAG_TARGET => {
+                let text = self.string_tag(&mut chunk.reader()).map(|text| format!("0x14 target {text}"));
+                self.emit(chunk.offset, chunk.len() as usize, &undecoded(chunk, text))?;
             }
-            profile::TAG_DATALAYOUT if level == 2 => {
+            profile::TAG_DATALAYOUT => {
                 let mut r = chunk.reader();
-                let (bits, endian) = (r.uvli32()?, r.uvli32()?);
-                let endian = if endian == 0 { "little" } else { "big" };
-                self.emit(chunk.offset, chunk.len() as usize, &format!("0x15 datalayout ptr={bits}, endian={endian}"));
+                let text = (|| {
+                    let (bits, endian) = (r.uvli32()?, r.uvli32()?);
+                    let endian = if endian == 0 { "little" } else { "big" };
+                    Ok(format!("0x15 datalayout ptr={bits}, endian={endian}"))
+                })();
+                self.emit(chunk.offset, chunk.len() as usize, &undecoded(chunk, text))?;
             }
-            _ => self.attribute(chunk, level)?,
+            _ => self.attribute(chunk, 2)?,
         }
         Ok(())
     }
 
-    /// The children of an entry, list or variable.
-    fn compound(&mut self, chunk: &Chunk<'_>, level: u32) -> Result<(), FormatError> {
+    /// The children of an entry, list or variable at TLV depth `depth`.
+    fn compound(&mut self, chunk: &Chunk<'_>, depth: u32) -> Result<(), DumpError> {
+        self.check_depth(chunk, depth)?;
         self.depth += 1;
         for (k, child) in chunk.children().enumerate() {
             let child = child?;
@@ -289,22 +370,42 @@ impl Dumper<'_, '_> {
                         Tag::TEMPORARIES => "temporaries",
                         _ => "statics",
                     };
-                    self.header(&child, &format!(": {what}"));
-                    self.compound(&child, level + 1)?;
+                    self.header(&child, &format!(": {what}"))?;
+                    self.compound(&child, depth + 1)?;
                 }
                 Tag::VARIABLE => {
-                    self.header(&child, &format!(": variable {k}"));
-                    self.compound(&child, level + 1)?;
+                    self.header(&child, &format!(": variable {k}"))?;
+                    self.compound(&child, depth + 1)?;
                 }
-                _ => self.attribute(&child, level + 1)?,
+                _ => self.attribute(&child, depth + 1)?,
             }
         }
         self.depth -= 1;
         Ok(())
     }
 
-    /// A data attribute, listed whole (header and payload) with its meaning; unknown compound tags are walked.
-    fn attribute(&mut self, chunk: &Chunk<'_>, level: u32) -> Result<(), FormatError> {
+    /// A data attribute at TLV depth `depth`, listed whole (header and payload) with its meaning; unknown compound
+    /// tags are walked. Only the TLV structure can fail here: a payload that does not decode is listed as such,
+    /// since the format layer decodes none of it in some places (extensions, unknown entries) and, where it does,
+    /// the check after the walk reports it.
+    fn attribute(&mut self, chunk: &Chunk<'_>, depth: u32) -> Result<(), DumpError> {
+        if chunk.tag.is_compound() {
+            self.check_depth(chunk, depth)?;
+            self.header(chunk, ": unknown compound tag")?;
+            self.depth += 1;
+            for child in chunk.children() {
+                self.attribute(&child?, depth + 1)?;
+            }
+            self.depth -= 1;
+            return Ok(());
+        }
+        let text = self.describe(chunk);
+        self.emit(chunk.offset, chunk.len() as usize, &undecoded(chunk, text))?;
+        Ok(())
+    }
+
+    /// The meaning of a data attribute, or why its payload does not decode.
+    fn describe(&self, chunk: &Chunk<'_>) -> Result<String, FormatError> {
         let mut r = chunk.reader();
         let text = match chunk.tag {
             Tag::NAME => format!("n name {}", self.string_tag(&mut r)?),
@@ -334,25 +435,15 @@ impl Dumper<'_, '_> {
                 format!("keyed attribute {} = {}", self.string_tag(&mut r)?, self.string_tag(&mut r)?)
             }
             Tag::INTEGER_ATTRIBUTE => format!("keyed attribute {} = {}", self.string_tag(&mut r)?, r.svli()?),
-            tag if tag.is_compound() => {
-                self.header(chunk, ": unknown compound tag");
-                self.depth += 1;
-                for child in chunk.children() {
-                    self.chunk(&child?, level + 1)?;
-                }
-                self.depth -= 1;
-                return Ok(());
-            }
             tag => format!("{tag} unknown data tag"),
         };
-        self.emit(chunk.offset, chunk.len() as usize, &text);
-        Ok(())
+        Ok(text)
     }
 
-    fn vops(&mut self, chunk: &Chunk<'_>) -> Result<(), FormatError> {
-        self.header(chunk, ": virtual opcodes");
+    fn vops(&mut self, chunk: &Chunk<'_>) -> Result<(), DumpError> {
+        self.header(chunk, ": virtual opcodes")?;
         let Some(strings) = self.strings else {
-            self.emit(chunk.payload_offset(), chunk.payload.len(), "(no valid string table: VOPs not decoded)");
+            self.emit(chunk.payload_offset(), chunk.payload.len(), "(no valid string table: VOPs not decoded)")?;
             return Ok(());
         };
         self.depth += 1;
@@ -409,15 +500,15 @@ impl Dumper<'_, '_> {
                     let _ = write!(text, " field {field} of LITD #{literal}");
                 }
             }
-            self.emit(at, (decoder.offset() - at) as usize, &text);
+            self.emit(at, (decoder.offset() - at) as usize, &text)?;
             n += 1;
         }
         self.depth -= 1;
         Ok(())
     }
 
-    fn traces(&mut self, chunk: &Chunk<'_>) -> Result<(), FormatError> {
-        self.header(chunk, ": traces and function-body headers");
+    fn traces(&mut self, chunk: &Chunk<'_>) -> Result<(), DumpError> {
+        self.header(chunk, ": traces and function-body headers")?;
         self.depth += 1;
         let mut r = chunk.reader();
         let mut record = 0u64;
@@ -436,7 +527,7 @@ impl Dumper<'_, '_> {
                     c.unsigned_abs()
                 )
             };
-            self.emit(at, (r.offset() - at) as usize, &text);
+            self.emit(at, (r.offset() - at) as usize, &text)?;
             record += 1;
         }
         self.depth -= 1;
