@@ -80,8 +80,9 @@ pub fn verify_function(module: &Module, index: usize) -> Result<(), VerifyError>
 
 /// The storage index of the function whose body `error` (an error of
 /// [`verify_module`]) concerns, if it concerns one: the first function whose
-/// own first error it is (the error path of readers that locate errors).
-pub(crate) fn function_of_error(module: &Module, error: &VerifyError) -> Option<usize> {
+/// own first error it is. Instruction and block ids are scoped to their
+/// function, so readers that point at the source of an error find it first.
+pub fn function_of_error(module: &Module, error: &VerifyError) -> Option<usize> {
     (0..module.function_count()).find(|&i| verify_function(module, i).err().as_ref() == Some(error))
 }
 
