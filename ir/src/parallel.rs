@@ -20,7 +20,7 @@ pub(crate) fn chunks(m: &Module) -> Vec<std::ops::Range<usize>> {
     let functions = m.function_count();
     let threads = rayon::current_num_threads();
     if threads <= 1 || functions < 2 || m.inst_count() < MIN_PARALLEL_INSTS {
-        return vec![0..functions];
+        return std::iter::once(0..functions).collect();
     }
     let target = m.inst_count().div_ceil(threads * RUNS_PER_THREAD).max(1);
     let mut runs = Vec::with_capacity(threads * RUNS_PER_THREAD + 1);
