@@ -933,9 +933,11 @@ impl<'a> FunctionBuilder<'a> {
         Ok(self.append_value(InstData::FuncRef { op: Opcode::NullFunction, func: PackedOption::NONE }, ty))
     }
 
-    /// `function_addr @fK` of type `fnptr<SIG of @fK>`.
+    /// `function_addr @fK` of type `fnptr<SIG of @fK>`. A signature that is not
+    /// valid (a `void` parameter, say) is refused at once, appending nothing.
     pub fn function_addr(&mut self, id: FunctionId) -> Result<ValueId, CallError> {
         let sig = self.mb.module.declaration(id).ok_or(CallError::UnknownFunction(id))?.sig;
+        self.mb.check_signature(sig)?;
         let ty = self.mb.module.types.intern(TypeKey::FnPtr(sig));
         Ok(self.append_value(InstData::FuncRef { op: Opcode::FunctionAddr, func: PackedOption::some(id) }, ty))
     }
@@ -1247,6 +1249,23 @@ mod tests {
         assert!(matches!(m.build_errors()[1], BuildError::InstructionAfterTerminator { op: Opcode::Const, .. }));
         assert_eq!(m.function_at(0).value_type(v), None);
         assert_eq!(m.inst_count(), 1);
+    }
+
+    #[test]
+    fn function_addr_and_null_function_refuse_invalid_signatures_at_once() {
+        let mut mb = builder();
+        let g = mb.begin_function("g", vec![("nothing".into(), Type::Void)], Type::Void);
+        let g_id = g.function_id("g").unwrap();
+        drop(g);
+        let mut f = mb.begin_function("f", vec![], Type::Void);
+        let before = f.mb.module.insts.len();
+        assert!(matches!(f.function_addr(g_id), Err(CallError::InvalidSignature(_))));
+        let void_param = FunctionSignature::whale(vec![Type::Void], Type::Void);
+        assert!(matches!(f.null_function(void_param), Err(CallError::InvalidSignature(_))));
+        assert_eq!(f.mb.module.insts.len(), before, "nothing appended");
+        let next = f.const_i32(0);
+        assert_eq!(next, ValueId::from_u32(1), "no id consumed");
+        f.ret(None);
     }
 
     #[test]
