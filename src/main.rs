@@ -32,6 +32,10 @@ struct Cli {
     /// for binary inputs); the text readers' count limits scale with it.
     #[arg(long, global = true, value_name = "BYTES")]
     max_input_bytes: Option<usize>,
+    /// Threads for per-function work such as verification (default: $WHALE_THREADS, else one per core; 1 is
+    /// sequential). Output never depends on it.
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -188,6 +192,9 @@ fn main() -> ExitCode {
     if let Some(limit) = cli.max_input_bytes {
         io::set_max_input_bytes(limit);
     }
+    if let Err(error) = configure_threads(cli.threads) {
+        return error.report();
+    }
     let result = match cli.command {
         Command::Ir(IrCommand::Lower(args)) => commands::ir_lower::run(&args),
         Command::Ir(IrCommand::Verify(args)) => commands::ir_verify::run(&args),
@@ -201,6 +208,27 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => error.report(),
     }
+}
+
+/// Sizes the thread pool that per-function work runs on: `--threads`, else
+/// `WHALE_THREADS`, else rayon's default (one thread per core).
+fn configure_threads(flag: Option<u16>) -> Result<(), cli_error::CliError> {
+    let threads = match (flag, std::env::var("WHALE_THREADS")) {
+        (Some(n), _) => usize::from(n),
+        (None, Ok(text)) => match text.trim().parse::<usize>() {
+            Ok(n) if n >= 1 => n,
+            _ => {
+                return Err(cli_error::CliError::failed(format!(
+                    "WHALE_THREADS must be a number of threads ≥ 1, not {text:?}"
+                )))
+            }
+        },
+        (None, Err(_)) => return Ok(()),
+    };
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build_global()
+        .map_err(|e| cli_error::CliError::failed(format!("cannot start {threads} threads: {e}")))
 }
 
 /// Prints clap's help, version or usage error through the console: help and

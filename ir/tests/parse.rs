@@ -2188,3 +2188,32 @@ fn configuration_limit() {
     let limits = IrLimits { max_const_depth: 1000, ..IrLimits::default() };
     assert_eq!(limit_error(SEED_EXAMPLE_1, limits).0, Resource::Configuration);
 }
+
+/// Ids are function-scoped (whale-ir §3): every function starts at `%v0` and
+/// `%b0`, two functions use the same sparse ids, and the text prints back
+/// byte for byte; an id repeated within one function is still an error at
+/// its second definition.
+#[test]
+fn ids_repeat_across_functions_but_not_within_one() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/function-scoped-ids.wir");
+    let text = std::fs::read_to_string(path).unwrap();
+    let m = parse_ok(&text);
+    assert_eq!(print_module_with(&m, TextFormat::V4), text);
+    assert_eq!(print_module(&m), text, "not canonically numbered: format 4");
+    let [square, sum, main] = [0, 1, 2].map(|i| m.function_at(i));
+    assert_eq!((square.value_base(), sum.value_base(), main.value_base()), (0, 0, 0));
+    assert!(sum.has_block(BlockId::from_u32(10)) && main.has_block(BlockId::from_u32(10)));
+    assert_eq!(sum.value_type(ValueId::from_u32(42)), Some(ir::TypeId::BOOL));
+    assert_eq!(main.value_type(ValueId::from_u32(42)), None);
+    for i in 0..3 {
+        ir::verify_function(&m, i).unwrap();
+    }
+    // Within one function an id is defined once.
+    let twice = text.replace("%v44: i64 = add i64 %v41, %v45", "%v43: i64 = add i64 %v41, %v45");
+    assert_error(&parse_module(&twice).unwrap_err(), 30, 5, "%v43 is defined twice");
+    let block_twice = text.replace("%b12 \"done\":", "%b11 \"done\":").replace("label %b12", "label %b11");
+    assert_error(&parse_module(&block_twice).unwrap_err(), 32, 3, "%b11 is defined twice");
+    // A value of another function is not this function's.
+    let foreign = text.replace("ret i64 %v1\n  }\n\n  fn @f1", "ret i64 %v45\n  }\n\n  fn @f1");
+    assert!(parse_module(&foreign).unwrap_err().to_string().contains("undefined"));
+}
