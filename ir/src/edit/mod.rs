@@ -682,6 +682,18 @@ impl<'m> FunctionEditor<'m> {
         }
     }
 
+    /// Heap bytes held by the editor's own tables (capacity; the module's are not counted).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.params.capacity() * size_of::<Param>()
+            + self.insts.capacity() * size_of::<InstData>()
+            + self.results.capacity() * 4
+            + self.links.capacity() * size_of::<InstNode>()
+            + self.values.capacity() * size_of::<ValueNode>()
+            + self.blocks.capacity() * size_of::<BlockNode>()
+            + self.uses.heap_bytes()
+    }
+
     /// Writes the function back into the module.
     pub fn finish(self) {
         install::install(self);

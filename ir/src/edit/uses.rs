@@ -126,6 +126,13 @@ impl UseLists {
         Users { lists: self, at: self.heads.get(slot).copied().unwrap_or(NIL) }
     }
 
+    /// Heap bytes held (capacity).
+    pub fn heap_bytes(&self) -> usize {
+        self.nodes.capacity() * size_of::<Node>()
+            + (self.heads.capacity() + self.counts.capacity()) * 4
+            + self.ranges.capacity() * 8
+    }
+
     /// The number of uses of the value at index `slot`.
     pub fn count(&self, slot: usize) -> usize {
         self.counts.get(slot).copied().unwrap_or(0) as usize
