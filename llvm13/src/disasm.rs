@@ -9,9 +9,9 @@
 use rustc_hash::FxHashMap as HashMap;
 use std::fmt::Write as _;
 
-use crate::format::typing::PointerIndex;
+use crate::format::typing::{PointerIndex, Pointers};
 use crate::format::{
-    Constant, Endianness, FunctionBody, Instruction, Module, Opcode, Operand, PointerSize, SymbolTable, Ty, TypeDef,
+    Constant, Endianness, FunctionBody, Instruction, Module, Opcode, Operand, PointerSize, SymbolIndex, Ty, TypeDef,
     TypeSlot, Types, PRIMITIVE_NAMES,
 };
 
@@ -31,10 +31,10 @@ pub fn disasm(m: &Module) -> String {
     out
 }
 
+/// A module-level value of a plane: globals and functions print by name, strings and constants inline.
 #[derive(Clone, Copy)]
 enum ModuleValue {
-    Global(usize),
-    Function(usize),
+    Named,
     String(usize),
     Constant(usize, usize),
 }
@@ -50,6 +50,11 @@ struct Printer<'m> {
     m: &'m Module,
     types: Types<'m>,
     module_values: HashMap<TypeSlot, Vec<ModuleValue>>,
+    /// The slot of each global and of each function in its plane.
+    global_slots: Vec<u32>,
+    function_slots: Vec<u32>,
+    /// The module symbol table, by canonical plane (type names as written).
+    names: SymbolIndex<'m>,
     pointers: PointerIndex,
 }
 
@@ -57,6 +62,10 @@ struct Scope<'a> {
     types: Types<'a>,
     body: Option<&'a FunctionBody>,
     values: HashMap<TypeSlot, Vec<FunctionValue>>,
+    /// The function symbol table, by canonical plane; searched before the module's.
+    names: Option<&'a SymbolIndex<'a>>,
+    /// The function's block names (the label plane as written).
+    labels: Option<&'a SymbolIndex<'a>>,
 }
 
 fn write_name(out: &mut String, name: &[u8]) {
@@ -87,12 +96,14 @@ impl<'m> Printer<'m> {
     fn new(m: &'m Module) -> Self {
         let types = Types::module(&m.types);
         let mut module_values: HashMap<TypeSlot, Vec<ModuleValue>> = HashMap::default();
-        for (i, g) in m.globals.iter().enumerate() {
-            module_values.entry(types.canon(g.ty)).or_default().push(ModuleValue::Global(i));
-        }
-        for (i, f) in m.functions.iter().enumerate() {
-            module_values.entry(types.canon(f.ty)).or_default().push(ModuleValue::Function(i));
-        }
+        let mut push = |ty: TypeSlot, v: ModuleValue| {
+            let plane = types.canon(ty);
+            let list = module_values.entry(plane).or_default();
+            list.push(v);
+            (list.len() - 1) as u32 + u32::from(types.has_null(plane, m.revision))
+        };
+        let global_slots = m.globals.iter().map(|g| push(g.ty, ModuleValue::Named)).collect();
+        let function_slots = m.functions.iter().map(|f| push(f.ty, ModuleValue::Named)).collect();
         for (i, s) in m.constants.strings.iter().enumerate() {
             module_values.entry(types.canon(s.ty)).or_default().push(ModuleValue::String(i));
         }
@@ -100,7 +111,8 @@ impl<'m> Printer<'m> {
             let list = module_values.entry(types.canon(plane.ty)).or_default();
             list.extend((0..plane.constants.len()).map(|c| ModuleValue::Constant(p, c)));
         }
-        Self { m, types, module_values, pointers: PointerIndex::new(&types) }
+        let names = SymbolIndex::with_planes(&m.symbols, |p| types.canon(p));
+        Self { m, types, module_values, global_slots, function_slots, names, pointers: PointerIndex::new(&types) }
     }
 
     fn module(&self, out: &mut String) {
@@ -130,7 +142,7 @@ impl<'m> Printer<'m> {
             }
             out.push_str(" ]\n");
         }
-        let scope = Scope { types: self.types, body: None, values: HashMap::default() };
+        let scope = Scope { types: self.types, body: None, values: HashMap::default(), names: None, labels: None };
         for t in &m.symbols.types {
             write_name(out, &t.name);
             out.push_str(" = type ");
@@ -138,7 +150,7 @@ impl<'m> Printer<'m> {
             out.push('\n');
         }
         for (i, g) in m.globals.iter().enumerate() {
-            self.module_value_name(out, ModuleValue::Global(i), g.ty);
+            self.named(out, None, self.types.canon(g.ty), self.global_slots[i]);
             out.push_str(" = ");
             let pointee = self.types.pointee(g.ty).unwrap_or(TypeSlot::VOID);
             if g.initializer.is_none() {
@@ -160,30 +172,10 @@ impl<'m> Printer<'m> {
         }
     }
 
-    fn module_value_name(&self, out: &mut String, v: ModuleValue, plane: TypeSlot) {
-        let plane = self.types.canon(plane);
-        let index = self.module_values.get(&plane).and_then(|l| {
-            l.iter().position(|x| match (x, v) {
-                (ModuleValue::Global(a), ModuleValue::Global(b))
-                | (ModuleValue::Function(a), ModuleValue::Function(b)) => *a == b,
-                _ => false,
-            })
-        });
-        let slot = index.map_or(0, |i| i as u32 + u32::from(self.types.has_null(plane, self.m.revision)));
-        self.named(out, &self.m.symbols, None, plane, slot);
-    }
-
-    fn named(&self, out: &mut String, module: &SymbolTable, local: Option<&SymbolTable>, plane: TypeSlot, slot: u32) {
-        let find = |t: &SymbolTable| {
-            t.planes
-                .iter()
-                .filter(|p| self.types.canon(p.ty) == plane)
-                .flat_map(|p| &p.entries)
-                .find(|e| e.slot == slot)
-                .map(|e| e.name.clone())
-        };
-        match local.and_then(find).or_else(|| find(module)) {
-            Some(name) => write_name(out, &name),
+    /// The name of value `slot` of canonical plane `plane`: from the function's table (`local`), else the module's.
+    fn named(&self, out: &mut String, local: Option<&SymbolIndex<'_>>, plane: TypeSlot, slot: u32) {
+        match local.and_then(|l| l.name_of(plane, slot)).or_else(|| self.names.name_of(plane, slot)) {
+            Some(name) => write_name(out, name),
             None => {
                 let _ = write!(out, "%{slot}");
             }
@@ -191,7 +183,7 @@ impl<'m> Printer<'m> {
     }
 
     fn ty(&self, out: &mut String, types: &Types<'_>, t: TypeSlot) {
-        if let Some(name) = self.m.symbols.type_name(t) {
+        if let Some(name) = self.names.type_name(t) {
             write_name(out, name);
         } else {
             self.type_structure(out, types, t, &mut Vec::new());
@@ -208,7 +200,7 @@ impl<'m> Printer<'m> {
             return;
         }
         let child =
-            |this: &Self, out: &mut String, c: TypeSlot, stack: &mut Vec<TypeSlot>| match this.m.symbols.type_name(c) {
+            |this: &Self, out: &mut String, c: TypeSlot, stack: &mut Vec<TypeSlot>| match this.names.type_name(c) {
                 Some(name) if !stack.is_empty() || c != t => write_name(out, name),
                 _ => this.type_structure(out, types, c, stack),
             };
@@ -288,9 +280,7 @@ impl<'m> Printer<'m> {
         let k = (slot - base) as usize;
         if let Some(&mv) = module.get(k) {
             return match mv {
-                ModuleValue::Global(_) | ModuleValue::Function(_) => {
-                    self.named(out, &self.m.symbols, None, plane, slot)
-                }
+                ModuleValue::Named => self.named(out, None, plane, slot),
                 ModuleValue::String(i) => {
                     out.push_str("c\"");
                     write_escaped(out, &self.m.constants.strings[i].bytes);
@@ -306,7 +296,7 @@ impl<'m> Printer<'m> {
             (Some(FunctionValue::Constant(p, c)), Some(body)) => {
                 self.constant(out, scope, plane, &body.constants[*p].constants[*c], depth)
             }
-            (Some(_), Some(body)) => self.named(out, &self.m.symbols, Some(&body.symbols), plane, slot),
+            (Some(_), Some(_)) => self.named(out, scope.names, plane, slot),
             _ => {
                 let _ = write!(out, "<bad value {plane}:{slot}>");
             }
@@ -361,7 +351,7 @@ impl<'m> Printer<'m> {
                 }
                 out.push_str(" }");
             }
-            Constant::GlobalRef(slot) => self.named(out, &self.m.symbols, None, plane, *slot),
+            Constant::GlobalRef(slot) => self.named(out, None, plane, *slot),
             Constant::Expr { opcode, operands } => {
                 let _ = write!(out, "{} (", opcode.mnemonic());
                 for (i, o) in operands.iter().enumerate() {
@@ -387,7 +377,15 @@ impl<'m> Printer<'m> {
         let types = Types { module: &self.m.types, local: body.map_or(&[][..], |b| &b.types) };
         let (ret, params, varargs) = types.callee(f.ty).unwrap_or((TypeSlot::VOID, &[], false));
         let revision = self.m.revision;
-        let mut scope = Scope { types, body, values: HashMap::default() };
+        // The function's names, indexed once. Block names are looked up in the label plane as written, which the
+        // index by canonical plane answers too unless a pool type that only names `label` has a plane of its own.
+        let names = body.map(|b| SymbolIndex::with_planes(&b.symbols, |p| self.types.canon(p)));
+        let label_alias = |b: &FunctionBody| {
+            b.symbols.planes.iter().any(|p| p.ty != TypeSlot::LABEL && self.types.canon(p.ty) == TypeSlot::LABEL)
+        };
+        let labels_as_written = body.filter(|b| label_alias(b)).map(|b| SymbolIndex::new(&b.symbols));
+        let labels = labels_as_written.as_ref().or(names.as_ref());
+        let mut scope = Scope { types, body, values: HashMap::default(), names: names.as_ref(), labels };
         let mut args = Vec::new();
         for &p in params {
             let plane = types.canon(p);
@@ -403,16 +401,16 @@ impl<'m> Printer<'m> {
         }
         self.ty(out, &types, ret);
         out.push(' ');
-        self.module_value_name(out, ModuleValue::Function(index), f.ty);
+        self.named(out, None, self.types.canon(f.ty), self.function_slots[index]);
         out.push('(');
         for (i, &(p, slot)) in args.iter().enumerate() {
             if i > 0 {
                 out.push_str(", ");
             }
             self.ty(out, &types, p);
-            if let Some(b) = body {
+            if body.is_some() {
                 out.push(' ');
-                self.named(out, &self.m.symbols, Some(&b.symbols), types.canon(p), slot);
+                self.named(out, scope.names, types.canon(p), slot);
             }
         }
         if varargs {
@@ -429,11 +427,12 @@ impl<'m> Printer<'m> {
             list.extend((0..plane.constants.len()).map(|c| FunctionValue::Constant(p, c)));
         }
         // Number every result before printing, so forward references resolve.
-        let pointers = PointerIndex::for_function(&self.pointers, &types);
+        let local_pointers = PointerIndex::local(&types);
+        let pointers = Pointers::new(&self.pointers, local_pointers.as_ref());
         let mut results = Vec::new();
         for block in &body.blocks {
             for inst in &block.instructions {
-                let result = result_type(&types, &pointers, self, inst);
+                let result = result_type(&types, pointers, self, inst);
                 if result != TypeSlot::VOID {
                     let list = scope.values.entry(result).or_default();
                     list.push(FunctionValue::Result);
@@ -448,7 +447,7 @@ impl<'m> Printer<'m> {
             if b > 0 {
                 out.push('\n');
             }
-            match body.symbols.name_of(TypeSlot::LABEL, b as u32) {
+            match labels.and_then(|l| l.name_of(TypeSlot::LABEL, b as u32)) {
                 Some(name) if !name.is_empty() => {
                     let mut n = String::new();
                     write_name(&mut n, name);
@@ -462,7 +461,7 @@ impl<'m> Printer<'m> {
             for inst in &block.instructions {
                 out.push('\t');
                 if let Some(Some((plane, slot))) = results.next() {
-                    self.named(out, &self.m.symbols, Some(&body.symbols), plane, slot);
+                    self.named(out, scope.names, plane, slot);
                     out.push_str(" = ");
                 }
                 self.instruction(out, &scope, inst);
@@ -480,7 +479,7 @@ impl<'m> Printer<'m> {
 
     fn label(&self, out: &mut String, scope: &Scope<'_>, b: u32) {
         out.push_str("label ");
-        match scope.body.and_then(|body| body.symbols.name_of(TypeSlot::LABEL, b)) {
+        match scope.labels.and_then(|l| l.name_of(TypeSlot::LABEL, b)) {
             Some(name) => write_name(out, name),
             None => {
                 let _ = write!(out, "%{b}");
@@ -633,7 +632,7 @@ impl<'m> Printer<'m> {
     }
 }
 
-fn result_type(types: &Types<'_>, pointers: &PointerIndex, p: &Printer<'_>, inst: &Instruction) -> TypeSlot {
+fn result_type(types: &Types<'_>, pointers: Pointers<'_>, p: &Printer<'_>, inst: &Instruction) -> TypeSlot {
     let module = &p.module_values;
     let revision = p.m.revision;
     let int = |plane: TypeSlot, slot: u32| -> Option<u64> {

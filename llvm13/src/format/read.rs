@@ -22,7 +22,7 @@ use super::planes::{constant_refs, is_index_plane, push_constant, Planes};
 use super::primitives::Reader;
 use super::symtab::{Symbol, SymbolPlane, SymbolTable, TypeName};
 use super::types::{read_type_def, SlotOrTypePlane, Ty, TypeDef, TypeNumbering, TypeSlot, Types};
-use super::typing::{analyze_into, gep_step, Analysis, GepStep, PointerIndex};
+use super::typing::{analyze_into, gep_step, Analysis, GepStep, PointerIndex, Pointers};
 
 /// Reads a module with the default [`Limits`].
 ///
@@ -94,6 +94,7 @@ struct ModuleReader<'l> {
     form: HeaderForm,
     m: Module,
     planes: Planes,
+    /// The kinds of block read so far, each once (a module has a function block per function).
     seen: Vec<BlockId>,
     functions_read: usize,
     /// Module-level references checked at the end: (plane, slot, offset).
@@ -178,7 +179,9 @@ impl ModuleReader<'_> {
                     return Err(ReadError::new(kind, h.offset));
                 }
             }
-            self.seen.push(h.id);
+            if !self.seen.contains(&h.id) {
+                self.seen.push(h.id);
+            }
             body.align()?;
         }
         Ok(())
@@ -467,8 +470,8 @@ struct FunctionReader<'a, 'l> {
     pending_blocks: Vec<(u32, u64)>,
     body: FunctionBody,
     current: Vec<Instruction>,
-    /// Pointer types including the function's own, when it has some.
-    local_pointers: std::cell::OnceCell<PointerIndex>,
+    /// The pointer types among the function's own types, when it has some.
+    local_pointers: std::cell::OnceCell<Option<PointerIndex>>,
     /// The analysis buffer reused for every instruction.
     analysis: Analysis,
 }
@@ -528,6 +531,7 @@ impl<'a, 'l> FunctionReader<'a, 'l> {
     }
 
     fn read(mut self, r: &mut Reader<'_>) -> Result<Option<FunctionBody>, ReadError> {
+        // The kinds of block read so far, each once (a revision 0 function has a block per basic block).
         let mut seen: Vec<BlockId> = Vec::new();
         let mut any = false;
         while !r.is_empty() {
@@ -592,7 +596,9 @@ impl<'a, 'l> FunctionReader<'a, 'l> {
             if !matches!(h.id, BlockId::Unknown(_)) {
                 any = true;
             }
-            seen.push(h.id);
+            if !seen.contains(&h.id) {
+                seen.push(h.id);
+            }
             r.align()?;
         }
         if !any {
@@ -842,12 +848,9 @@ impl<'a, 'l> FunctionReader<'a, 'l> {
         {
             let int = |p: TypeSlot, s: u32| self.int(p, s);
             let types = self.types();
-            let pointers = if self.local_types.is_empty() {
-                self.mr.pointers.get_or_init(|| PointerIndex::new(&Types::module(&self.mr.m.types)))
-            } else {
-                self.local_pointers.get_or_init(|| PointerIndex::new(&types))
-            };
-            analyze_into(&types, pointers, &inst, &int, &mut analysis)
+            let module = self.mr.pointers.get_or_init(|| PointerIndex::new(&types));
+            let local = self.local_pointers.get_or_init(|| PointerIndex::local(&types));
+            analyze_into(&types, Pointers::new(module, local.as_ref()), &inst, &int, &mut analysis)
                 .map_err(|reason| ReadError::new(ReadErrorKind::InvalidOperands { opcode: name, reason }, at))?;
         }
         for (i, op) in inst.operands.iter_mut().enumerate() {

@@ -19,7 +19,7 @@ use super::primitives::{pad, write_string, write_vbr};
 use super::read::read_module;
 use super::symtab::SymbolTable;
 use super::types::{write_type_def, TypeSlot, Types};
-use super::typing::{analyze_into, Analysis, PointerIndex};
+use super::typing::{analyze_into, Analysis, PointerIndex, Pointers};
 
 /// Writes `m` as revision 3 bytecode, in time linear in the model.
 ///
@@ -183,7 +183,8 @@ impl FunctionWriter<'_> {
         let types = Types { module: &m.types, local: &body.types };
         let revision = m.revision;
         let base = |p: TypeSlot| u32::from(types.has_null(p, revision));
-        let pointers = PointerIndex::for_function(self.pointers, &types);
+        let local_pointers = PointerIndex::local(&types);
+        let pointers = Pointers::new(self.pointers, local_pointers.as_ref());
         let (_, params, _) =
             types.callee(f.ty).ok_or_else(|| WriteError::invalid(fname(), "type is not a pointer to a function"))?;
 
@@ -221,7 +222,7 @@ impl FunctionWriter<'_> {
                     }
                     self.planes.int(p, s).or_else(|| fplanes.int(p, s))
                 };
-                analyze_into(&types, &pointers, inst, &int, &mut a)
+                analyze_into(&types, pointers, inst, &int, &mut a)
                     .map_err(|reason| WriteError::invalid(what(), reason))?;
                 if a.result != TypeSlot::VOID {
                     uses.push(Use::Type(a.result));
@@ -307,8 +308,7 @@ impl FunctionWriter<'_> {
         };
         for inst in body.blocks.iter().flat_map(|b| &b.instructions) {
             let what = || format!("{} `{}`", fname(), inst.opcode.mnemonic());
-            analyze_into(&types, &pointers, inst, &int, &mut a)
-                .map_err(|reason| WriteError::invalid(what(), reason))?;
+            analyze_into(&types, pointers, inst, &int, &mut a).map_err(|reason| WriteError::invalid(what(), reason))?;
             let lost = || WriteError::invalid(what(), "operand missing from compaction");
             raw.clear();
             let mut varargs_call = false;

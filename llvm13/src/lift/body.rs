@@ -15,8 +15,8 @@ use ir::{
 };
 
 use super::{const_value, zero, Lift, ModuleValue};
-use crate::format::typing::{analyze_into, Analysis, PointerIndex};
-use crate::format::{Constant, Function, FunctionBody, Instruction, Opcode, Operand, TypeSlot, Types};
+use crate::format::typing::{analyze_into, Analysis, PointerIndex, Pointers};
+use crate::format::{Constant, Function, FunctionBody, Instruction, Opcode, Operand, SymbolIndex, TypeSlot, Types};
 use crate::map_error::MapError;
 
 /// What a (plane, slot) names inside a function.
@@ -100,6 +100,8 @@ struct Body<'l, 'a> {
     extra: Vec<Option<ValueId>>,
     params: Vec<ValueId>,
     materialised: Vec<(Materialised, ValueId, TypeId)>,
+    /// The value of each entry of `materialised`, to find it without a scan.
+    materialised_values: HashMap<Materialised, ValueId>,
     block_base: u32,
     function_name: &'l str,
     /// The location before any instruction (`function N (`name`)`).
@@ -145,6 +147,7 @@ pub(super) fn lift_body<'a>(
         extra: Vec::new(),
         params: Vec::new(),
         materialised: Vec::new(),
+        materialised_values: HashMap::default(),
         block_base: 0,
         function_name: name,
         function_location: location,
@@ -155,14 +158,19 @@ pub(super) fn lift_body<'a>(
         b.insts.extend(block.instructions.iter().map(|i| (bi, i)));
     }
     // Planes: arguments, function constants, then results.
+    // Each argument's index among its plane's local values, which its symbol-table slot is counted from.
+    let mut arg_index = Vec::with_capacity(params.len());
     for (i, &p) in params.iter().enumerate() {
-        b.locals.entry(types.canon(p)).or_default().push(Ref::Arg(i));
+        let list = b.locals.entry(types.canon(p)).or_default();
+        arg_index.push(list.len() as u32);
+        list.push(Ref::Arg(i));
     }
     for plane in &body.constants {
         b.locals.entry(types.canon(plane.ty)).or_default().extend(plane.constants.iter().map(Ref::LocalConst));
     }
     let module_pointers = std::rc::Rc::clone(&b.lift.pointers);
-    let pointers = PointerIndex::for_function(&module_pointers, &types);
+    let local_pointers = PointerIndex::local(&types);
+    let pointers = Pointers::new(&module_pointers, local_pointers.as_ref());
     let mut analysis = Analysis::default();
     for k in 0..b.insts.len() {
         b.set_location(k);
@@ -175,7 +183,7 @@ pub(super) fn lift_body<'a>(
                 Some(Ref::Null) => Some(0),
                 _ => None,
             };
-            analyze_into(&types, &pointers, inst, &int, &mut analysis)
+            analyze_into(&types, pointers, inst, &int, &mut analysis)
         };
         analysed.map_err(|reason| MapError::no_whale(format!("a malformed instruction ({reason})"), b.location()))?;
         if analysis.result != TypeSlot::VOID {
@@ -187,14 +195,15 @@ pub(super) fn lift_body<'a>(
 
     // Value ids in layout order: parameters, then per instruction its extra cast and its result.
     let fail = |what: String, location: &str| MapError::no_whale(what, location.to_string());
+    let names = SymbolIndex::new(&body.symbols);
     let mut param_list = Vec::new();
-    for (i, &p) in params.iter().enumerate() {
+    for ((i, &p), &local) in params.iter().enumerate().zip(&arg_index) {
         let location = format!("{}, parameter {i}", b.function_location);
         let ty = b.lift.ty(&types, p, &|| location.clone())?;
         let v = b.new_value();
         b.params.push(v);
-        let slot = b.lift.module_count(&types, p) + b.local_index(p, Ref::Arg(i)).unwrap_or(0);
-        let pname = body.symbols.name_of(p, slot).map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
+        let slot = b.lift.module_count(&types, p) + local;
+        let pname = names.name_of(p, slot).map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
         param_list.push((v, b.lift.asm.intern(&pname), ty));
     }
     b.values = vec![None; b.insts.len()];
@@ -235,7 +244,7 @@ pub(super) fn lift_body<'a>(
     let location = b.location();
     b.lift.asm.begin_function(id, fname, ret_ty, entry, &param_list).map_err(|e| fail(e.to_string(), &location))?;
     for (bi, list) in blocks.into_iter().enumerate() {
-        let label = body.symbols.name_of(TypeSlot::LABEL, bi as u32).map(|n| String::from_utf8_lossy(n).into_owned());
+        let label = names.name_of(TypeSlot::LABEL, bi as u32).map(|n| String::from_utf8_lossy(n).into_owned());
         let label = b.lift.asm.intern(label.as_deref().unwrap_or(""));
         b.lift
             .asm
@@ -299,17 +308,6 @@ impl<'a> Body<'_, 'a> {
         }
         let location = self.location();
         self.lift.ty(&types, slot, &|| location.clone())
-    }
-
-    fn local_index(&self, plane: TypeSlot, r: Ref<'a>) -> Option<u32> {
-        self.locals
-            .get(&self.types.canon(plane))?
-            .iter()
-            .position(|x| match (x, r) {
-                (Ref::Arg(a), Ref::Arg(b)) => *a == b,
-                _ => false,
-            })
-            .map(|i| i as u32)
     }
 
     fn resolve(&self, plane: TypeSlot, slot: u32) -> Option<Ref<'a>> {
@@ -475,12 +473,7 @@ impl<'a> Body<'_, 'a> {
             }
             Ref::Arg(_) | Ref::Inst(_) => return self.fail("a local value where a constant was expected"),
         };
-        if let Some(&(_, v, _)) = self.materialised.iter().find(|(k, _, _)| *k == key) {
-            return Ok(v);
-        }
-        let v = self.new_value();
-        self.materialised.push((key, v, ty));
-        Ok(v)
+        Ok(self.materialised_value(key, ty))
     }
 
     fn block(&self, k: usize, i: usize) -> Result<BlockId, MapError> {
@@ -866,12 +859,17 @@ impl<'a> Body<'_, 'a> {
     }
 
     fn materialise_value(&mut self, ty: TypeId, value: ConstValue) -> ValueId {
-        let key = Materialised::Const(ty, value);
-        if let Some(&(_, v, _)) = self.materialised.iter().find(|(k, _, _)| *k == key) {
+        self.materialised_value(Materialised::Const(ty, value), ty)
+    }
+
+    /// The value of the constant `key` at the start of the entry block, added on its first use.
+    fn materialised_value(&mut self, key: Materialised, ty: TypeId) -> ValueId {
+        if let Some(&v) = self.materialised_values.get(&key) {
             return v;
         }
         let v = self.new_value();
         self.materialised.push((key, v, ty));
+        self.materialised_values.insert(key, v);
         v
     }
 }

@@ -218,13 +218,12 @@ impl<'a> Lift<'a> {
         })
     }
 
-    fn symbol(&self, table: &format::SymbolTable, plane: TypeSlot, slot: u32) -> Option<String> {
-        table.name_of(plane, slot).map(|n| String::from_utf8_lossy(n).into_owned())
-    }
-
     fn module(&mut self) -> Result<(), MapError> {
         let m = self.m;
         let types = self.module_types();
+        // One index for the name of every global and function, instead of a scan of the table for each.
+        let symbols = format::SymbolIndex::new(&m.symbols);
+        let symbol = |plane, slot| symbols.name_of(plane, slot).map(|n| String::from_utf8_lossy(n).into_owned());
         // Module planes: globals, functions, strings, then the pool's constants (§5.1).
         let mut slots_of_globals = Vec::new();
         for (i, g) in m.globals.iter().enumerate() {
@@ -249,7 +248,7 @@ impl<'a> Lift<'a> {
         // Globals: string globals carry trap reasons; the others must be scalar constants.
         let mut next_global = 0u32;
         for (i, g) in m.globals.iter().enumerate() {
-            let name = self.symbol(&m.symbols, g.ty, slots_of_globals[i]);
+            let name = symbol(g.ty, slots_of_globals[i]);
             let label = name.clone().unwrap_or_else(|| format!("{i}"));
             let location = || format!("global %{label}");
             let Some(pointee) = types.pointee(g.ty) else {
@@ -294,10 +293,11 @@ impl<'a> Lift<'a> {
         for f in &m.functions {
             let Some(body) = &f.body else { continue };
             let ftypes = Types { module: &m.types, local: &body.types };
-            let pointers = format::typing::PointerIndex::for_function(&self.pointers, &ftypes);
+            let local_pointers = format::typing::PointerIndex::local(&ftypes);
+            let pointers = format::typing::Pointers::new(&self.pointers, local_pointers.as_ref());
             for inst in body.blocks.iter().flat_map(|b| &b.instructions) {
                 let callee = matches!(inst.opcode, Opcode::Call | Opcode::Invoke);
-                if format::typing::analyze_into(&ftypes, &pointers, inst, &|_, _| Some(0), &mut analysis).is_err() {
+                if format::typing::analyze_into(&ftypes, pointers, inst, &|_, _| Some(0), &mut analysis).is_err() {
                     continue;
                 }
                 for (i, (o, plane)) in inst.operands.iter().zip(&analysis.planes).enumerate() {
@@ -316,7 +316,7 @@ impl<'a> Lift<'a> {
         let mut next_function = 0u32;
         let mut names = Vec::new();
         for (i, f) in m.functions.iter().enumerate() {
-            let name = self.symbol(&m.symbols, f.ty, slots_of_functions[i]);
+            let name = symbol(f.ty, slots_of_functions[i]);
             let label = name.clone().unwrap_or_else(|| format!("{i}"));
             let location = || format!("function %{label}");
             let Some((ret, params, varargs)) = types.callee(f.ty) else {
