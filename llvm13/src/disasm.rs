@@ -5,30 +5,49 @@
 //! where they are used. Types print by name when the module symbol table names them, otherwise structurally, with
 //! `\N` up-references for recursion as LLVM 1.x printed them. The text is for reading and diffing; nothing here
 //! changes the model, and a malformed model prints with `<bad ...>` markers instead of failing.
+//!
+//! The text is streamed: the printer formats a line at a time into a [`Sink`], which hands it to the writer in
+//! pieces of about 64 KiB, so printing a module needs memory for the module and its name indexes, not for its text.
+//! [`disasm_to_string`] runs the same printer with the text kept in memory.
 
 use rustc_hash::FxHashMap as HashMap;
 use std::fmt::Write as _;
+use std::io;
 
 use crate::format::typing::{PointerIndex, Pointers};
 use crate::format::{
     Constant, Endianness, FunctionBody, Instruction, Module, Opcode, Operand, PointerSize, SymbolIndex, Ty, TypeDef,
     TypeSlot, Types, PRIMITIVE_NAMES,
 };
+use crate::sink::Sink;
 
 /// Constant and type nesting printed before eliding with `...`.
 const MAX_DEPTH: usize = 64;
 
-/// Prints `m` as LLVM 1.3 assembly.
+/// Writes `m` as LLVM 1.3 assembly to `out`; fails only when `out` does, with its error.
 ///
 /// ```
-/// let text = llvm13::disasm(&llvm13::Module::default());
-/// assert!(text.contains("implementation"));
+/// let mut text = Vec::new();
+/// llvm13::disasm(&llvm13::Module::default(), &mut text).unwrap();
+/// assert!(String::from_utf8(text).unwrap().contains("implementation"));
 /// ```
-pub fn disasm(m: &Module) -> String {
-    let p = Printer::new(m);
-    let mut out = String::new();
-    p.module(&mut out);
-    out
+pub fn disasm(m: &Module, out: &mut dyn io::Write) -> io::Result<()> {
+    let mut sink = Sink::writer(out);
+    Printer::new(m).module(&mut sink)?;
+    sink.finish()
+}
+
+/// [`disasm`] into a `String`.
+///
+/// ```
+/// let text = llvm13::disasm_to_string(&llvm13::Module::default());
+/// assert!(text.starts_with("; LLVM bytecode format revision 3\n"));
+/// ```
+pub fn disasm_to_string(m: &Module) -> String {
+    let mut sink = Sink::string();
+    // A sink without a writer keeps the text and has nothing to fail.
+    let _ = Printer::new(m).module(&mut sink);
+    sink.into_string()
 }
 
 /// A module-level value of a plane: globals and functions print by name, strings and constants inline.
@@ -115,8 +134,9 @@ impl<'m> Printer<'m> {
         Self { m, types, module_values, global_slots, function_slots, names, pointers: PointerIndex::new(&types) }
     }
 
-    fn module(&self, out: &mut String) {
+    fn module(&self, sink: &mut Sink<'_>) -> io::Result<()> {
         let m = self.m;
+        let out = &mut sink.buf;
         let _ = writeln!(out, "; LLVM bytecode format revision {}", m.revision);
         match m.endianness {
             Endianness::Little => out.push_str("target endian = little\n"),
@@ -144,12 +164,15 @@ impl<'m> Printer<'m> {
         }
         let scope = Scope { types: self.types, body: None, values: HashMap::default(), names: None, labels: None };
         for t in &m.symbols.types {
+            let out = &mut sink.buf;
             write_name(out, &t.name);
             out.push_str(" = type ");
             self.type_structure(out, &scope.types, t.ty, &mut Vec::new());
             out.push('\n');
+            sink.line_done()?;
         }
         for (i, g) in m.globals.iter().enumerate() {
+            let out = &mut sink.buf;
             self.named(out, None, self.types.canon(g.ty), self.global_slots[i]);
             out.push_str(" = ");
             let pointee = self.types.pointee(g.ty).unwrap_or(TypeSlot::VOID);
@@ -165,11 +188,13 @@ impl<'m> Printer<'m> {
                 self.value(out, &scope, pointee, init, 0);
             }
             out.push('\n');
+            sink.line_done()?;
         }
-        out.push_str("\nimplementation   ; Functions:\n");
+        sink.buf.push_str("\nimplementation   ; Functions:\n");
         for i in 0..m.functions.len() {
-            self.function(out, i);
+            self.function(sink, i)?;
         }
+        Ok(())
     }
 
     /// The name of value `slot` of canonical plane `plane`: from the function's table (`local`), else the module's.
@@ -371,7 +396,8 @@ impl<'m> Printer<'m> {
         }
     }
 
-    fn function(&self, out: &mut String, index: usize) {
+    fn function(&self, sink: &mut Sink<'_>, index: usize) -> io::Result<()> {
+        let out = &mut sink.buf;
         let f = &self.m.functions[index];
         let body = f.body.as_ref();
         let types = Types { module: &self.m.types, local: body.map_or(&[][..], |b| &b.types) };
@@ -419,7 +445,7 @@ impl<'m> Printer<'m> {
         out.push(')');
         let Some(body) = body else {
             out.push('\n');
-            return;
+            return sink.line_done();
         };
         out.push_str(" {\n");
         for (p, plane) in body.constants.iter().enumerate() {
@@ -444,6 +470,7 @@ impl<'m> Printer<'m> {
         }
         let mut results = results.into_iter();
         for (b, block) in body.blocks.iter().enumerate() {
+            let out = &mut sink.buf;
             if b > 0 {
                 out.push('\n');
             }
@@ -459,6 +486,7 @@ impl<'m> Printer<'m> {
                 }
             }
             for inst in &block.instructions {
+                let out = &mut sink.buf;
                 out.push('\t');
                 if let Some(Some((plane, slot))) = results.next() {
                     self.named(out, scope.names, plane, slot);
@@ -466,9 +494,11 @@ impl<'m> Printer<'m> {
                 }
                 self.instruction(out, &scope, inst);
                 out.push('\n');
+                sink.line_done()?;
             }
         }
-        out.push_str("}\n");
+        sink.buf.push_str("}\n");
+        sink.line_done()
     }
 
     /// The slot of the `index`-th function value of `plane`.

@@ -446,7 +446,7 @@ fn constants_of_every_kind() {
     let info = blocks(&bytes, 16, bytes.len()).into_iter().find(|b| b.0 == BlockId::GlobalInfo).unwrap().2;
     assert_eq!(info[..4], [0xef, 0x03, 0x02, 0x00]);
     assert_eq!(read_module(&bytes).unwrap(), m);
-    let text = llvm13::disasm(&m);
+    let text = llvm13::disasm_to_string(&m);
     assert!(text.contains("internal constant int 5"), "{text}");
 }
 
@@ -553,7 +553,7 @@ fn symbol_tables() {
     let (_, at, _) = top.iter().find(|b| b.0 == BlockId::Function).unwrap();
     assert_eq!(bytes[*at], 3);
     assert_eq!(read_module(&bytes).unwrap(), m);
-    let text = llvm13::disasm(&m);
+    let text = llvm13::disasm_to_string(&m);
     assert!(text.contains("%pair = type { int, int }"), "{text}");
     assert!(text.contains("internal int %f(int %a) {\nentry:\n\t%x = add int %a, %a\n\tret int %x\n}"), "{text}");
 }
@@ -720,12 +720,20 @@ int %1() {\n\
 
 #[test]
 fn revision_2_disassembles() {
-    assert_eq!(llvm13::disasm(&read_module(&REVISION_2).unwrap()), REVISION_2_DISASM);
+    assert_eq!(llvm13::disasm_to_string(&read_module(&REVISION_2).unwrap()), REVISION_2_DISASM);
 }
 
 #[test]
 fn dump_lists_blocks_and_instructions() {
-    let text = llvm13::dump(&REVISION_2).unwrap();
-    assert_eq!(text, REVISION_2_DUMP);
-    assert!(llvm13::dump(&REVISION_2[..60]).is_err());
+    let mut text = Vec::new();
+    llvm13::dump(&REVISION_2, &mut text).unwrap();
+    assert_eq!(String::from_utf8(text).unwrap(), REVISION_2_DUMP);
+    // Cut inside the function block: the blocks before it are listed, and the error is the reader's.
+    let mut partial = Vec::new();
+    let e = llvm13::dump(&REVISION_2[..60], &mut partial).unwrap_err();
+    let llvm13::DumpError::Read(e) = e else { panic!("{e}") };
+    assert_eq!(e, read_module(&REVISION_2[..60]).unwrap_err());
+    let partial = String::from_utf8(partial).unwrap();
+    assert!(partial.ends_with("0000002b:   padding [ab]\n"), "{partial}");
+    assert!(REVISION_2_DUMP.starts_with(&partial));
 }

@@ -1,7 +1,7 @@
 //! Golden listings: the `dump` and the disassembly of a file written from a Whale module that uses most of the
 //! mapping (globals, a trap reason, declarations, calls, memory, phis, switches, casts), compared byte for byte
-//! with `tests/data/kitchen.dump` and `tests/data/kitchen.ll`. `WHALE_BLESS=1 cargo test -p llvm13 --test listing`
-//! rewrites them.
+//! with `tests/data/kitchen.dump` and `tests/data/kitchen.ll` (`WHALE_BLESS=1 cargo test -p llvm13 --test listing`
+//! rewrites them); partial listings of malformed files; and listings streamed to writers that fail.
 
 use std::path::PathBuf;
 
@@ -106,13 +106,146 @@ fn kitchen_bytes() -> Vec<u8> {
     llvm13::write_whale(&module).expect("the kitchen sink maps to LLVM 1.3")
 }
 
+/// The text `dump` writes for `bytes`, and its result.
+fn dump(bytes: &[u8]) -> (String, Result<(), llvm13::DumpError>) {
+    let mut out = Vec::new();
+    let result = llvm13::dump(bytes, &mut out);
+    (String::from_utf8(out).expect("listings are UTF-8"), result)
+}
+
+/// The text `disasm` streams for `model`.
+fn disasm(model: &llvm13::Module) -> String {
+    let mut out = Vec::new();
+    llvm13::disasm(model, &mut out).expect("a Vec takes any text");
+    String::from_utf8(out).expect("listings are UTF-8")
+}
+
 #[test]
 fn dump_matches_the_golden_listing() {
-    check("kitchen.dump", &llvm13::dump(&kitchen_bytes()).expect("dumps"));
+    let (text, result) = dump(&kitchen_bytes());
+    result.expect("dumps");
+    check("kitchen.dump", &text);
 }
 
 #[test]
 fn disasm_matches_the_golden_listing() {
     let model = llvm13::read_module(&kitchen_bytes()).expect("reads");
-    check("kitchen.ll", &llvm13::disasm(&model));
+    let text = disasm(&model);
+    assert_eq!(llvm13::disasm_to_string(&model), text);
+    check("kitchen.ll", &text);
+}
+
+/// Every truncation of a valid file lists the blocks that are complete, a prefix of the full listing, and fails
+/// with the reader's error.
+#[test]
+fn truncated_files_list_what_is_there() {
+    let bytes = kitchen_bytes();
+    let (full, result) = dump(&bytes);
+    result.expect("dumps");
+    for cut in 0..bytes.len() {
+        let (partial, result) = dump(&bytes[..cut]);
+        let expected = llvm13::read_module(&bytes[..cut]).expect_err("a truncated file is refused");
+        match result {
+            Err(llvm13::DumpError::Read(e)) => assert_eq!(e, expected, "cut at {cut}"),
+            other => panic!("cut at {cut}: {other:?}"),
+        }
+        assert!(full.starts_with(&partial), "cut at {cut}:\n{partial}");
+        assert!(partial.is_empty() || partial.ends_with('\n'), "cut at {cut}");
+    }
+    // A cut after the type pool still lists it.
+    let (partial, _) = dump(&bytes[..0x60]);
+    assert!(partial.contains("type slot 25: Pointer(TypeSlot(7))"), "{partial}");
+}
+
+/// A malformed block after valid ones: the listing shows the valid ones, the error is the reader's.
+#[test]
+fn a_malformed_block_ends_the_listing_there() {
+    let mut bytes = kitchen_bytes();
+    // The constant pool header (short form, id 3) at 0x60: make its id 0, which is reserved.
+    assert_eq!(bytes[0x60] & 0x1f, 3);
+    bytes[0x60] &= !0x1f;
+    let (partial, result) = dump(&bytes);
+    let Err(llvm13::DumpError::Read(e)) = result else { panic!("{result:?}") };
+    assert_eq!(e, llvm13::read_module(&bytes).unwrap_err());
+    assert!(partial.ends_with("00000060:   </global info>\n"), "{partial}");
+}
+
+/// A writer that takes `limit` bytes, then fails as a closed pipe does, counting the calls that reached it.
+struct Pipe {
+    taken: usize,
+    limit: usize,
+    writes: usize,
+}
+
+impl std::io::Write for Pipe {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.writes += 1;
+        if self.taken >= self.limit {
+            return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        }
+        let n = buf.len().min(self.limit - self.taken);
+        self.taken += n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A module of `n` declarations and a function, whose listings are a few hundred kilobytes.
+fn large(n: usize) -> Vec<u8> {
+    let mut m = ModuleBuilder::new("x86_64-whale-linux", DataLayout::default_64bit_le());
+    let sig = FunctionSignature {
+        params: vec![Type::I32],
+        ret: Type::I32,
+        convention: CallingConvention::SysV64,
+        variadic: false,
+    };
+    for i in 0..n {
+        m.declare_function(&format!("ext{i}"), sig.clone(), Linkage::External, Some(format!("ext{i}")))
+            .expect("declares");
+    }
+    let mut f = m.begin_function("one", vec![], Type::I32);
+    let one = f.const_i32(1);
+    f.ret(Some(one));
+    f.finish();
+    llvm13::write_whale(&m.finish()).expect("writes")
+}
+
+#[test]
+fn listings_stream_in_pieces() {
+    let bytes = large(20_000);
+    let model = llvm13::read_module(&bytes).expect("reads");
+    let mut pipe = Pipe { taken: 0, limit: usize::MAX, writes: 0 };
+    llvm13::dump(&bytes, &mut pipe).expect("dumps");
+    assert!(pipe.taken > 4 * 64 * 1024, "{} bytes", pipe.taken);
+    assert!(pipe.writes > 4, "the listing went out in {} writes", pipe.writes);
+    let mut pipe = Pipe { taken: 0, limit: usize::MAX, writes: 0 };
+    llvm13::disasm(&model, &mut pipe).expect("disassembles");
+    assert!(pipe.taken > 4 * 64 * 1024, "{} bytes", pipe.taken);
+    assert!(pipe.writes > 4, "the text went out in {} writes", pipe.writes);
+}
+
+#[test]
+fn a_failing_writer_stops_the_listing_with_its_error() {
+    let bytes = large(20_000);
+    let model = llvm13::read_module(&bytes).expect("reads");
+    let mut pipe = Pipe { taken: 0, limit: 100_000, writes: 0 };
+    match llvm13::dump(&bytes, &mut pipe) {
+        Err(llvm13::DumpError::Io(e)) => assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(pipe.taken, 100_000);
+    let writes = pipe.writes;
+    assert!(writes < 10, "{writes} writes: the listing stopped at the first failure");
+    let mut pipe = Pipe { taken: 0, limit: 100_000, writes: 0 };
+    let e = llvm13::disasm(&model, &mut pipe).expect_err("the pipe closes");
+    assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe);
+    // A malformed file and a failing writer: the writer's error wins, the file is not read to the end.
+    let mut pipe = Pipe { taken: 0, limit: 0, writes: 0 };
+    match llvm13::dump(&bytes[..bytes.len() - 1], &mut pipe) {
+        Err(llvm13::DumpError::Io(e)) => assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe),
+        other => panic!("{other:?}"),
+    }
 }
