@@ -14,7 +14,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::error::{ReadError, ReadErrorKind};
 use super::planes::Planes;
-use super::primitives::{write_vbr, Reader};
+use super::primitives::{vec_for, write_vbr, Reader};
 use super::types::{SlotOrTypePlane, TypeNumbering, TypeSlot, Types};
 
 /// Where a slot's plane was compacted: the global slots listed for it, and their inverse.
@@ -162,7 +162,7 @@ impl Compaction {
                         .ok_or_else(|| ReadError::new(ReadErrorKind::TypeSlotOutOfRange { slot: local.0 }, at))?;
                     let plane = types.canon(global);
                     let base = u32::from(types.has_null(plane, revision));
-                    let mut entries = Vec::with_capacity(count as usize);
+                    let mut entries = vec_for(count as usize, at)?;
                     for _ in 0..count {
                         let eat = r.offset();
                         let e = r.vbr32()?;

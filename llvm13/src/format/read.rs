@@ -19,7 +19,7 @@ use super::limits::{Limits, REVISION};
 use super::module::{BasicBlock, Endianness, Function, FunctionBody, GlobalVar, Linkage, Module, PointerSize};
 use super::opcode::Opcode;
 use super::planes::{constant_refs, is_index_plane, push_constant, Planes};
-use super::primitives::Reader;
+use super::primitives::{vec_for, Reader};
 use super::symtab::{Symbol, SymbolPlane, SymbolTable, TypeName};
 use super::types::{read_type_def, SlotOrTypePlane, Ty, TypeDef, TypeNumbering, TypeSlot, Types};
 use super::typing::{analyze_into, gep_step, Analysis, GepStep, PointerIndex, Pointers};
@@ -225,8 +225,8 @@ impl ModuleReader<'_> {
         if self.numbering.old {
             r.vbr32()?; // The id of the old "type" plane, ignored (§14).
         }
-        let mut defs = Vec::with_capacity(n);
-        let mut offsets = Vec::with_capacity(n);
+        let mut defs = vec_for(n, at)?;
+        let mut offsets = vec_for(n, at)?;
         for _ in 0..n {
             offsets.push(r.offset());
             defs.push(read_type_def(r, self.numbering)?);
@@ -332,7 +332,7 @@ impl ModuleReader<'_> {
                 }
                 continue;
             }
-            let mut constants = Vec::with_capacity(count);
+            let mut constants = vec_for(count, at)?;
             for _ in 0..count {
                 let cat = r.offset();
                 let c = read_constant(r, &self.types(), ty, self.numbering)?;
@@ -440,7 +440,7 @@ fn read_symbol_table(
             }
             SlotOrTypePlane::Slot(local) => {
                 let ty = ty_at(local, at)?;
-                let mut entries = Vec::with_capacity(count);
+                let mut entries = vec_for(count, at)?;
                 for _ in 0..count {
                     let eat = r.offset();
                     let raw = r.vbr32()?;
@@ -657,7 +657,7 @@ impl<'a, 'l> FunctionReader<'a, 'l> {
             if !self.types().contains(ty) {
                 return Err(ReadError::new(ReadErrorKind::TypeSlotOutOfRange { slot: ty.0 }, at));
             }
-            let mut constants = Vec::with_capacity(count);
+            let mut constants = vec_for(count, at)?;
             for _ in 0..count {
                 let cat = r.offset();
                 let c = read_constant(r, &self.types(), ty, numbering)?;
