@@ -3,7 +3,8 @@
 //! Names come from the symbol tables; an unnamed value prints as `%N` with N its slot in its type plane (the 1.x
 //! printer numbered unnamed values per plane too), an unnamed block as `%N` with N its index. Constants print inline
 //! where they are used. Types print by name when the module symbol table names them, otherwise structurally, with
-//! `\N` up-references for recursion as LLVM 1.x printed them. The text is for reading and diffing; nothing here
+//! `\N` up-references for recursion as LLVM 1.x printed them. Shared constants and types print in full the first
+//! time and again within a budget for the whole listing, past which a repeat prints as `...` ([`crate::repeats`]). The text is for reading and diffing; nothing here
 //! changes the model, and a malformed model prints with `<bad ...>` markers instead of failing.
 //!
 //! The text is streamed: the printer formats a line at a time into a [`Sink`], which hands it to the writer in
@@ -19,6 +20,7 @@ use crate::format::{
     Constant, Endianness, FunctionBody, Instruction, Module, Opcode, Operand, PointerSize, SymbolIndex, Ty, TypeDef,
     TypeSlot, Types, PRIMITIVE_NAMES,
 };
+use crate::repeats::{Printed, Repeats, Text, TypeStamps};
 use crate::sink::Sink;
 
 /// Constant and type nesting printed before eliding with `...`.
@@ -75,6 +77,12 @@ struct Printer<'m> {
     /// The module symbol table, by canonical plane (type names as written).
     names: SymbolIndex<'m>,
     pointers: PointerIndex,
+    /// Expansions of shared constants and types left for the listing.
+    repeats: Repeats,
+    /// Module constants printed in full already.
+    printed: Printed,
+    /// Types expanded in the type text being printed.
+    type_stamps: TypeStamps,
 }
 
 struct Scope<'a> {
@@ -85,6 +93,8 @@ struct Scope<'a> {
     names: Option<&'a SymbolIndex<'a>>,
     /// The function's block names (the label plane as written).
     labels: Option<&'a SymbolIndex<'a>>,
+    /// The function's constants printed in full already.
+    printed: Printed,
 }
 
 fn write_name(out: &mut String, name: &[u8]) {
@@ -131,7 +141,18 @@ impl<'m> Printer<'m> {
             list.extend((0..plane.constants.len()).map(|c| ModuleValue::Constant(p, c)));
         }
         let names = SymbolIndex::with_planes(&m.symbols, |p| types.canon(p));
-        Self { m, types, module_values, global_slots, function_slots, names, pointers: PointerIndex::new(&types) }
+        Self {
+            m,
+            types,
+            module_values,
+            global_slots,
+            function_slots,
+            names,
+            pointers: PointerIndex::new(&types),
+            repeats: Repeats::new(),
+            printed: Printed::new(&m.constants.planes),
+            type_stamps: TypeStamps::new(),
+        }
     }
 
     fn module(&self, sink: &mut Sink<'_>) -> io::Result<()> {
@@ -162,12 +183,19 @@ impl<'m> Printer<'m> {
             }
             out.push_str(" ]\n");
         }
-        let scope = Scope { types: self.types, body: None, values: HashMap::default(), names: None, labels: None };
+        let scope = Scope {
+            types: self.types,
+            body: None,
+            values: HashMap::default(),
+            names: None,
+            labels: None,
+            printed: Printed::new(&[]),
+        };
         for t in &m.symbols.types {
             let out = &mut sink.buf;
             write_name(out, &t.name);
             out.push_str(" = type ");
-            self.type_structure(out, &scope.types, t.ty, &mut Vec::new());
+            self.type_text(out, &scope.types, t.ty);
             out.push('\n');
             sink.line_done()?;
         }
@@ -211,8 +239,15 @@ impl<'m> Printer<'m> {
         if let Some(name) = self.names.type_name(t) {
             write_name(out, name);
         } else {
-            self.type_structure(out, types, t, &mut Vec::new());
+            self.type_text(out, types, t);
         }
+    }
+
+    /// The structure of type `t`: a text of its own for repeats ([`crate::repeats`]).
+    fn type_text(&self, out: &mut String, types: &Types<'_>, t: TypeSlot) {
+        self.type_stamps.begin();
+        self.repeats.begin(Text::Type);
+        self.type_structure(out, types, t, &mut Vec::new());
     }
 
     fn type_structure(&self, out: &mut String, types: &Types<'_>, t: TypeSlot, stack: &mut Vec<TypeSlot>) {
@@ -234,6 +269,9 @@ impl<'m> Printer<'m> {
                 let _ = write!(out, "<bad type {t}>");
             }
             Some(Ty::Primitive(p)) => out.push_str(PRIMITIVE_NAMES.get(p.0 as usize).unwrap_or(&"<bad type>")),
+            Some(Ty::Def(_)) if !self.type_stamps.first_in_text(t) && !self.repeats.draw(Text::Type) => {
+                out.push_str("...")
+            }
             Some(Ty::Def(def)) => {
                 stack.push(t);
                 match def {
@@ -295,6 +333,9 @@ impl<'m> Printer<'m> {
     }
 
     fn value(&self, out: &mut String, scope: &Scope<'_>, plane: TypeSlot, slot: u32, depth: usize) {
+        if depth == 0 {
+            self.repeats.begin(Text::Constant);
+        }
         let types = &scope.types;
         let plane = types.canon(plane);
         let base = u32::from(types.has_null(plane, self.m.revision));
@@ -312,14 +353,22 @@ impl<'m> Printer<'m> {
                     out.push('"');
                 }
                 ModuleValue::Constant(p, c) => {
-                    self.constant(out, scope, plane, &self.m.constants.planes[p].constants[c], depth)
+                    let constant = &self.m.constants.planes[p].constants[c];
+                    if is_composite(constant) && !self.repeats.may_expand(Text::Constant, self.printed.flag(p, c)) {
+                        return out.push_str("...");
+                    }
+                    self.constant(out, scope, plane, constant, depth)
                 }
             };
         }
         let local = scope.values.get(&plane).and_then(|v| v.get(k - module.len()));
         match (local, scope.body) {
-            (Some(FunctionValue::Constant(p, c)), Some(body)) => {
-                self.constant(out, scope, plane, &body.constants[*p].constants[*c], depth)
+            (Some(&FunctionValue::Constant(p, c)), Some(body)) => {
+                let constant = &body.constants[p].constants[c];
+                if is_composite(constant) && !self.repeats.may_expand(Text::Constant, scope.printed.flag(p, c)) {
+                    return out.push_str("...");
+                }
+                self.constant(out, scope, plane, constant, depth)
             }
             (Some(_), Some(_)) => self.named(out, scope.names, plane, slot),
             _ => {
@@ -411,7 +460,8 @@ impl<'m> Printer<'m> {
         };
         let labels_as_written = body.filter(|b| label_alias(b)).map(|b| SymbolIndex::new(&b.symbols));
         let labels = labels_as_written.as_ref().or(names.as_ref());
-        let mut scope = Scope { types, body, values: HashMap::default(), names: names.as_ref(), labels };
+        let printed = Printed::new(body.map_or(&[][..], |b| &b.constants));
+        let mut scope = Scope { types, body, values: HashMap::default(), names: names.as_ref(), labels, printed };
         let mut args = Vec::new();
         for &p in params {
             let plane = types.canon(p);
@@ -679,6 +729,11 @@ fn result_type(types: &Types<'_>, pointers: Pointers<'_>, p: &Printer<'_>, inst:
         }
     };
     crate::format::typing::analyze(types, pointers, inst, &int).map_or(TypeSlot::VOID, |a| a.result)
+}
+
+/// Whether a constant's text includes other constants' (which is how shared constants multiply).
+fn is_composite(c: &Constant) -> bool {
+    matches!(c, Constant::Array(_) | Constant::Struct(_) | Constant::Expr { .. })
 }
 
 fn float(out: &mut String, v: f64) {

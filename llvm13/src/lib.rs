@@ -21,6 +21,7 @@ pub mod format;
 mod lift;
 mod lower;
 mod map_error;
+mod repeats;
 mod sink;
 
 pub use disasm::{disasm, disasm_to_string};

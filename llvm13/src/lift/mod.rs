@@ -50,6 +50,18 @@ pub(crate) enum ModuleValue<'a> {
 /// Deepest type or constant-expression nesting the reader maps.
 const MAX_DEPTH: usize = 64;
 
+/// Most constants one global initializer may expand to. Constants name other constants by slot, so a few bytes can
+/// describe an expression whose tree is exponentially large (`add (c, c)` naming itself); Whale's constant
+/// expressions are trees, so the mapping counts every constant each time it is named.
+const MAX_INIT_PARTS: usize = 1 << 16;
+
+/// Where the mapping of one initializer is: its nesting depth and how many constants it has expanded.
+#[derive(Default)]
+struct InitWalk {
+    depth: usize,
+    parts: usize,
+}
+
 pub(crate) struct Lift<'a> {
     pub(crate) m: &'a format::Module,
     pub(crate) asm: ModuleAssembler,
@@ -274,7 +286,7 @@ impl<'a> Lift<'a> {
             if whale_ty.scalar_type_id().is_none_or(|t| t == TypeId::VOID) {
                 return Err(MapError::no_whale(format!("a global variable of type {whale_ty}"), location()));
             }
-            let expr = self.init_expr(&types, pointee, &whale_ty, init, &location, 0)?;
+            let expr = self.init_expr(&types, pointee, &whale_ty, init, &location, &mut InitWalk::default())?;
             let value = ir::const_expr::evaluate(&expr, ir::const_expr::DEFAULT_CONST_EXPR_DEPTH, &mut |_| {
                 Err(ir::ConstEvalError::UnknownReference("a global".to_string()))
             })
@@ -376,10 +388,15 @@ impl<'a> Lift<'a> {
         ty: &Type,
         slot: u32,
         location: &dyn Fn() -> String,
-        depth: usize,
+        walk: &mut InitWalk,
     ) -> Result<ConstExpr, MapError> {
-        if depth > MAX_DEPTH {
+        if walk.depth > MAX_DEPTH {
             return Err(MapError::no_whale(format!("a constant expression deeper than {MAX_DEPTH}"), location()));
+        }
+        walk.parts += 1;
+        if walk.parts > MAX_INIT_PARTS {
+            let what = format!("an initializer of more than {MAX_INIT_PARTS} constants (counting repeats)");
+            return Err(MapError::no_whale(what, location()));
         }
         let value = match self.module_value(types, plane, slot) {
             Some(None) => return Ok(ConstExpr::literal(ty.clone(), zero(ty))),
@@ -396,8 +413,10 @@ impl<'a> Lift<'a> {
             return Err(MapError::no_whale(format!("constant expression `{}`", opcode.mnemonic()), location()));
         };
         let operand_ty = self.type_tree(types, lhs.ty, location, 0)?;
-        let l = Box::new(self.init_expr(types, lhs.ty, &operand_ty, lhs.slot, location, depth + 1)?);
-        let r = Box::new(self.init_expr(types, rhs.ty, &operand_ty, rhs.slot, location, depth + 1)?);
+        walk.depth += 1;
+        let l = Box::new(self.init_expr(types, lhs.ty, &operand_ty, lhs.slot, location, walk)?);
+        let r = Box::new(self.init_expr(types, rhs.ty, &operand_ty, rhs.slot, location, walk)?);
+        walk.depth -= 1;
         let kind = match opcode {
             Opcode::Add => ConstExprKind::Binary { op: ConstBinOp::Add, lhs: l, rhs: r },
             Opcode::Sub => ConstExprKind::Binary { op: ConstBinOp::Sub, lhs: l, rhs: r },
