@@ -82,6 +82,7 @@ pub fn read_module_with_limits(bytes: &[u8], limits: &Limits) -> Result<Module, 
         functions_read: 0,
         pending: Vec::new(),
         pointers: std::cell::OnceCell::new(),
+        scratch: Scratch::default(),
     };
     mr.read_blocks(&mut body)?;
     mr.finish(body.offset())
@@ -101,6 +102,8 @@ struct ModuleReader<'l> {
     pending: Vec<(TypeSlot, u32, u64)>,
     /// Pointer types of the module pool, built when the first function needs them.
     pointers: std::cell::OnceCell<PointerIndex>,
+    /// The buffers of function readers.
+    scratch: Scratch,
 }
 
 fn order_error(h: &BlockHeader, rule: &'static str) -> ReadError {
@@ -395,7 +398,9 @@ impl ModuleReader<'_> {
         let linkage = Linkage::from_number(linkage_number)
             .ok_or_else(|| ReadError::new(ReadErrorKind::InvalidLinkage { value: linkage_number }, at))?;
         let fty = self.m.functions[index].ty;
-        let body = FunctionReader::new(self, fty).read(r)?;
+        let scratch = std::mem::take(&mut self.scratch);
+        let (body, scratch) = FunctionReader::new(self, fty, scratch).read(r)?;
+        self.scratch = scratch;
         let f = &mut self.m.functions[index];
         f.linkage = linkage;
         f.body = body;
@@ -456,6 +461,18 @@ fn read_symbol_table(
     Ok((table, refs))
 }
 
+/// Buffers that reading a function empties first and hands back at its end, so that the next function reuses
+/// them: a module of many small functions then allocates little beyond its model.
+#[derive(Default)]
+struct Scratch {
+    planes: Planes,
+    pending: Vec<(TypeSlot, u32, u64)>,
+    pending_blocks: Vec<(u32, u64)>,
+    current: Vec<Instruction>,
+    analysis: Analysis,
+    seen: Vec<BlockId>,
+}
+
 /// Reads one function block after its linkage.
 struct FunctionReader<'a, 'l> {
     mr: &'a ModuleReader<'l>,
@@ -474,24 +491,40 @@ struct FunctionReader<'a, 'l> {
     local_pointers: std::cell::OnceCell<Option<PointerIndex>>,
     /// The analysis buffer reused for every instruction.
     analysis: Analysis,
+    /// The kinds of block read so far, each once (a revision 0 function has a block per basic block).
+    seen: Vec<BlockId>,
 }
 
 impl<'a, 'l> FunctionReader<'a, 'l> {
-    fn new(mr: &'a ModuleReader<'l>, fty: TypeSlot) -> Self {
+    /// A reader of a function of type `fty`, with the buffers of `scratch`.
+    fn new(mr: &'a ModuleReader<'l>, fty: TypeSlot, scratch: Scratch) -> Self {
+        let Scratch { mut planes, mut pending, mut pending_blocks, mut current, analysis, mut seen } = scratch;
+        planes.clear();
+        pending.clear();
+        pending_blocks.clear();
+        current.clear();
+        seen.clear();
         Self {
             mr,
             fty,
             local_types: Vec::new(),
             compaction: Compaction::default(),
-            planes: Planes::default(),
+            planes,
             args_inserted: false,
-            pending: Vec::new(),
-            pending_blocks: Vec::new(),
+            pending,
+            pending_blocks,
             body: FunctionBody::default(),
-            current: Vec::new(),
+            current,
             local_pointers: std::cell::OnceCell::new(),
-            analysis: Analysis::default(),
+            analysis,
+            seen,
         }
+    }
+
+    /// The buffers, for the next function.
+    fn into_scratch(self) -> Scratch {
+        let Self { planes, pending, pending_blocks, current, analysis, seen, .. } = self;
+        Scratch { planes, pending, pending_blocks, current, analysis, seen }
     }
 
     fn types(&self) -> Types<'_> {
@@ -523,16 +556,17 @@ impl<'a, 'l> FunctionReader<'a, 'l> {
             return;
         }
         self.args_inserted = true;
-        let params: Vec<TypeSlot> = self.types().callee(self.fty).map(|(_, p, _)| p.to_vec()).unwrap_or_default();
-        for p in params {
-            let canon = self.types().canon(p);
-            self.planes.push(canon);
+        let types = Types { module: &self.mr.m.types, local: &self.local_types };
+        if let Some((_, params, _)) = types.callee(self.fty) {
+            for &p in params {
+                self.planes.push(types.canon(p));
+            }
         }
     }
 
-    fn read(mut self, r: &mut Reader<'_>) -> Result<Option<FunctionBody>, ReadError> {
-        // The kinds of block read so far, each once (a revision 0 function has a block per basic block).
-        let mut seen: Vec<BlockId> = Vec::new();
+    /// Reads the function's blocks: its body (`None` for a declaration), and the buffers for the next function.
+    fn read(mut self, r: &mut Reader<'_>) -> Result<(Option<FunctionBody>, Scratch), ReadError> {
+        let mut seen = std::mem::take(&mut self.seen);
         let mut any = false;
         while !r.is_empty() {
             let (h, mut content) = read_block(r, self.mr.form)?;
@@ -601,8 +635,9 @@ impl<'a, 'l> FunctionReader<'a, 'l> {
             }
             r.align()?;
         }
+        self.seen = seen;
         if !any {
-            return Ok(None);
+            return Ok((None, self.into_scratch()));
         }
         self.insert_args();
         let nblocks = self.body.blocks.len() as u32;
@@ -616,8 +651,9 @@ impl<'a, 'l> FunctionReader<'a, 'l> {
                 return Err(ReadError::new(ReadErrorKind::ValueSlotOutOfRange { plane: plane.0, slot }, at));
             }
         }
-        self.body.types = self.local_types;
-        Ok(Some(self.body))
+        let mut body = std::mem::take(&mut self.body);
+        body.types = std::mem::take(&mut self.local_types);
+        Ok((Some(body), self.into_scratch()))
     }
 
     fn read_constants(&mut self, r: &mut Reader<'_>) -> Result<(), ReadError> {
@@ -725,7 +761,8 @@ impl<'a, 'l> FunctionReader<'a, 'l> {
             let terminator = inst.opcode.is_terminator();
             self.current.push(inst);
             if terminator {
-                let instructions = std::mem::take(&mut self.current);
+                // A block of its own size; `current` keeps its room for the next block.
+                let instructions = self.current.drain(..).collect();
                 self.body.blocks.push(BasicBlock { instructions });
             }
         }

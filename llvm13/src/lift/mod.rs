@@ -77,6 +77,8 @@ pub(crate) struct Lift<'a> {
     pub(crate) next_block: u32,
     /// Pointer types of the module pool.
     pub(crate) pointers: std::rc::Rc<format::typing::PointerIndex>,
+    /// The buffers of the body mapping, reused from one function to the next.
+    body_buffers: body::BodyBuffers<'a>,
 }
 
 impl<'a> Lift<'a> {
@@ -101,6 +103,7 @@ impl<'a> Lift<'a> {
             next_value: 0,
             next_block: 0,
             pointers: std::rc::Rc::new(format::typing::PointerIndex::new(&Types::module(&m.types))),
+            body_buffers: body::BodyBuffers::default(),
         }
     }
 
@@ -261,8 +264,8 @@ impl<'a> Lift<'a> {
         let mut next_global = 0u32;
         for (i, g) in m.globals.iter().enumerate() {
             let name = symbol(g.ty, slots_of_globals[i]);
-            let label = name.clone().unwrap_or_else(|| format!("{i}"));
-            let location = || format!("global %{label}");
+            let location =
+                || format!("global %{}", symbol(g.ty, slots_of_globals[i]).unwrap_or_else(|| format!("{i}")));
             let Some(pointee) = types.pointee(g.ty) else {
                 return Err(MapError::no_whale(format!("a global of non-pointer type slot {}", g.ty), location()));
             };
@@ -327,10 +330,12 @@ impl<'a> Lift<'a> {
 
         let mut next_function = 0u32;
         let mut names = Vec::new();
+        let mut signatures: HashMap<(TypeSlot, CallingConvention), ir::SigId> = HashMap::default();
         for (i, f) in m.functions.iter().enumerate() {
             let name = symbol(f.ty, slots_of_functions[i]);
-            let label = name.clone().unwrap_or_else(|| format!("{i}"));
-            let location = || format!("function %{label}");
+            // The name is looked up again for an error rather than copied for every function.
+            let location =
+                || format!("function %{}", symbol(f.ty, slots_of_functions[i]).unwrap_or_else(|| format!("{i}")));
             let Some((ret, params, varargs)) = types.callee(f.ty) else {
                 return Err(MapError::no_whale("a function whose type is not a function pointer", location()));
             };
@@ -355,8 +360,16 @@ impl<'a> Lift<'a> {
             } else {
                 CallingConvention::Whale
             };
-            let sig = self.signature_tree(&types, ret, params, varargs, convention, &location, 0)?;
-            let sig = self.asm.types_mut().intern_signature(&sig);
+            // Functions of one type and convention share a signature, mapped once.
+            let sig = match signatures.get(&(f.ty, convention)) {
+                Some(&sig) => sig,
+                None => {
+                    let tree = self.signature_tree(&types, ret, params, varargs, convention, &location, 0)?;
+                    let sig = self.asm.types_mut().intern_signature(&tree);
+                    signatures.insert((f.ty, convention), sig);
+                    sig
+                }
+            };
             let name = match name {
                 Some(n) => n,
                 None if external => return Err(MapError::no_whale("an external function without a name", location())),
