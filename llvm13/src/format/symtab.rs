@@ -97,8 +97,54 @@ impl SymbolTable {
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct SymbolIndex<'a> {
-    values: FxHashMap<(TypeSlot, u32), &'a [u8]>,
+    /// The names of a small table, (plane, slot, name) in file order, searched in turn: cheaper than building
+    /// tables for the few names a function usually has.
+    few: Vec<(TypeSlot, u32, &'a [u8])>,
+    values: FxHashMap<TypeSlot, PlaneNames<'a>>,
     types: FxHashMap<TypeSlot, &'a [u8]>,
+}
+
+/// Tables with at most this many value names are searched rather than indexed.
+const FEW: usize = 16;
+
+/// The names of one plane: in a vector by slot when the slots are dense enough (the usual case, and the one that
+/// keeps a walk over the slots in order from missing the cache at every name), else hashed.
+#[derive(Clone, Debug)]
+enum PlaneNames<'a> {
+    Dense(Vec<Option<&'a [u8]>>),
+    Sparse(FxHashMap<u32, &'a [u8]>),
+}
+
+impl<'a> PlaneNames<'a> {
+    /// Room for `count` names of slots up to `max`.
+    fn new(count: usize, max: u32) -> Self {
+        if (max as usize) < 2 * count + 64 {
+            PlaneNames::Dense(vec![None; max as usize + 1])
+        } else {
+            PlaneNames::Sparse(FxHashMap::with_capacity_and_hasher(count, Default::default()))
+        }
+    }
+
+    /// Names `slot` unless it is named already.
+    fn insert(&mut self, slot: u32, name: &'a [u8]) {
+        match self {
+            PlaneNames::Dense(names) => {
+                if let Some(entry @ None) = names.get_mut(slot as usize) {
+                    *entry = Some(name);
+                }
+            }
+            PlaneNames::Sparse(names) => {
+                names.entry(slot).or_insert(name);
+            }
+        }
+    }
+
+    fn get(&self, slot: u32) -> Option<&'a [u8]> {
+        match self {
+            PlaneNames::Dense(names) => names.get(slot as usize).copied().flatten(),
+            PlaneNames::Sparse(names) => names.get(&slot).copied(),
+        }
+    }
 }
 
 impl<'a> SymbolIndex<'a> {
@@ -111,23 +157,42 @@ impl<'a> SymbolIndex<'a> {
     /// passes the canonicalisation, so planes that name the same type pool entry are searched together, in file
     /// order).
     pub fn with_planes(table: &'a SymbolTable, plane: impl Fn(TypeSlot) -> TypeSlot) -> Self {
-        let mut values = FxHashMap::default();
+        let types = table.types.iter().rev().map(|t| (t.ty, t.name.as_slice())).collect();
+        let names = table.planes.iter().map(|p| p.entries.len()).sum::<usize>();
+        if names <= FEW {
+            let few = table
+                .planes
+                .iter()
+                .flat_map(|p| p.entries.iter().map(move |e| (p.ty, e)))
+                .map(|(ty, e)| (plane(ty), e.slot, e.name.as_slice()))
+                .collect();
+            return Self { few, values: FxHashMap::default(), types };
+        }
+        // First the number of names and the largest slot of each plane, then the names, the first of a slot kept.
+        let mut sizes: FxHashMap<TypeSlot, (usize, u32)> = FxHashMap::default();
         for p in &table.planes {
-            let ty = plane(p.ty);
-            for e in &p.entries {
-                values.entry((ty, e.slot)).or_insert(e.name.as_slice());
+            let (count, max) = sizes.entry(plane(p.ty)).or_insert((0, 0));
+            *count += p.entries.len();
+            *max = p.entries.iter().map(|e| e.slot).fold(*max, u32::max);
+        }
+        let mut values: FxHashMap<TypeSlot, PlaneNames<'a>> =
+            sizes.into_iter().map(|(ty, (count, max))| (ty, PlaneNames::new(count, max))).collect();
+        for p in &table.planes {
+            if let Some(names) = values.get_mut(&plane(p.ty)) {
+                for e in &p.entries {
+                    names.insert(e.slot, &e.name);
+                }
             }
         }
-        let mut types = FxHashMap::default();
-        for t in &table.types {
-            types.entry(t.ty).or_insert(t.name.as_slice());
-        }
-        Self { values, types }
+        Self { few: Vec::new(), values, types }
     }
 
     /// The name of value `slot` of `plane`, if any.
     pub fn name_of(&self, plane: TypeSlot, slot: u32) -> Option<&'a [u8]> {
-        self.values.get(&(plane, slot)).copied()
+        if let Some(&(_, _, name)) = self.few.iter().find(|&&(p, s, _)| p == plane && s == slot) {
+            return Some(name);
+        }
+        self.values.get(&plane)?.get(slot)
     }
 
     /// The name of type `ty`, if any.
