@@ -103,3 +103,31 @@ fn output_format_comes_from_the_extension_or_the_flag() {
     let o = whale(&["ir", "convert", arg(&example("fib.json")), "-o", "x", "--to", "llvm14"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// A malformed file: the dump streams the blocks it could read, then fails
+/// with the reader's error; with `-o`, nothing is written.
+#[test]
+fn dump_of_a_truncated_file_lists_what_it_can_then_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let bc = dir.path().join("fib.bc");
+    let o = whale(&["ir", "convert", arg(&example("fib.json")), "-o", arg(&bc)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bytes = std::fs::read(&bc).unwrap();
+    let cut = dir.path().join("cut.bc");
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let o = whale(&["llvm13", "dump", arg(&cut)]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("magic \"llvm\""), "the listing up to the problem is printed");
+    assert!(stderr(&o).starts_with("Error: "), "{}", stderr(&o));
+    let listing = dir.path().join("listing.txt");
+    let o = whale(&["llvm13", "dump", arg(&cut), "-o", arg(&listing)]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!listing.exists());
+    // The full file dumps and disassembles.
+    for extra in [&[][..], &["--disasm"][..]] {
+        let mut args = vec!["llvm13", "dump", arg(&bc)];
+        args.extend_from_slice(extra);
+        let o = whale(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+}

@@ -3,38 +3,59 @@
 //! Names come from the symbol tables; an unnamed value prints as `%N` with N its slot in its type plane (the 1.x
 //! printer numbered unnamed values per plane too), an unnamed block as `%N` with N its index. Constants print inline
 //! where they are used. Types print by name when the module symbol table names them, otherwise structurally, with
-//! `\N` up-references for recursion as LLVM 1.x printed them. The text is for reading and diffing; nothing here
+//! `\N` up-references for recursion as LLVM 1.x printed them. Shared constants and types print in full the first
+//! time and again within a budget for the whole listing, past which a repeat prints as `...` ([`crate::repeats`]). The text is for reading and diffing; nothing here
 //! changes the model, and a malformed model prints with `<bad ...>` markers instead of failing.
+//!
+//! The text is streamed: the printer formats a line at a time into a [`Sink`], which hands it to the writer in
+//! pieces of about 64 KiB, so printing a module needs memory for the module and its name indexes, not for its text.
+//! [`disasm_to_string`] runs the same printer with the text kept in memory.
 
 use rustc_hash::FxHashMap as HashMap;
 use std::fmt::Write as _;
+use std::io;
 
-use crate::format::typing::PointerIndex;
+use crate::format::typing::{PointerIndex, Pointers};
 use crate::format::{
-    Constant, Endianness, FunctionBody, Instruction, Module, Opcode, Operand, PointerSize, SymbolTable, Ty, TypeDef,
+    Constant, Endianness, FunctionBody, Instruction, Module, Opcode, Operand, PointerSize, SymbolIndex, Ty, TypeDef,
     TypeSlot, Types, PRIMITIVE_NAMES,
 };
+use crate::repeats::{Printed, Repeats, Text, TypeStamps};
+use crate::sink::Sink;
 
 /// Constant and type nesting printed before eliding with `...`.
 const MAX_DEPTH: usize = 64;
 
-/// Prints `m` as LLVM 1.3 assembly.
+/// Writes `m` as LLVM 1.3 assembly to `out`; fails only when `out` does, with its error.
 ///
 /// ```
-/// let text = llvm13::disasm(&llvm13::Module::default());
-/// assert!(text.contains("implementation"));
+/// let mut text = Vec::new();
+/// llvm13::disasm(&llvm13::Module::default(), &mut text).unwrap();
+/// assert!(String::from_utf8(text).unwrap().contains("implementation"));
 /// ```
-pub fn disasm(m: &Module) -> String {
-    let p = Printer::new(m);
-    let mut out = String::new();
-    p.module(&mut out);
-    out
+pub fn disasm(m: &Module, out: &mut dyn io::Write) -> io::Result<()> {
+    let mut sink = Sink::writer(out);
+    Printer::new(m).module(&mut sink)?;
+    sink.finish()
 }
 
+/// [`disasm`] into a `String`.
+///
+/// ```
+/// let text = llvm13::disasm_to_string(&llvm13::Module::default());
+/// assert!(text.starts_with("; LLVM bytecode format revision 3\n"));
+/// ```
+pub fn disasm_to_string(m: &Module) -> String {
+    let mut sink = Sink::string();
+    // A sink without a writer keeps the text and has nothing to fail.
+    let _ = Printer::new(m).module(&mut sink);
+    sink.into_string()
+}
+
+/// A module-level value of a plane: globals and functions print by name, strings and constants inline.
 #[derive(Clone, Copy)]
 enum ModuleValue {
-    Global(usize),
-    Function(usize),
+    Named,
     String(usize),
     Constant(usize, usize),
 }
@@ -50,13 +71,30 @@ struct Printer<'m> {
     m: &'m Module,
     types: Types<'m>,
     module_values: HashMap<TypeSlot, Vec<ModuleValue>>,
+    /// The slot of each global and of each function in its plane.
+    global_slots: Vec<u32>,
+    function_slots: Vec<u32>,
+    /// The module symbol table, by canonical plane (type names as written).
+    names: SymbolIndex<'m>,
     pointers: PointerIndex,
+    /// Expansions of shared constants and types left for the listing.
+    repeats: Repeats,
+    /// Module constants printed in full already.
+    printed: Printed,
+    /// Types expanded in the type text being printed.
+    type_stamps: TypeStamps,
 }
 
 struct Scope<'a> {
     types: Types<'a>,
     body: Option<&'a FunctionBody>,
     values: HashMap<TypeSlot, Vec<FunctionValue>>,
+    /// The function symbol table, by canonical plane; searched before the module's.
+    names: Option<&'a SymbolIndex<'a>>,
+    /// The function's block names (the label plane as written).
+    labels: Option<&'a SymbolIndex<'a>>,
+    /// The function's constants printed in full already.
+    printed: Printed,
 }
 
 fn write_name(out: &mut String, name: &[u8]) {
@@ -87,12 +125,14 @@ impl<'m> Printer<'m> {
     fn new(m: &'m Module) -> Self {
         let types = Types::module(&m.types);
         let mut module_values: HashMap<TypeSlot, Vec<ModuleValue>> = HashMap::default();
-        for (i, g) in m.globals.iter().enumerate() {
-            module_values.entry(types.canon(g.ty)).or_default().push(ModuleValue::Global(i));
-        }
-        for (i, f) in m.functions.iter().enumerate() {
-            module_values.entry(types.canon(f.ty)).or_default().push(ModuleValue::Function(i));
-        }
+        let mut push = |ty: TypeSlot, v: ModuleValue| {
+            let plane = types.canon(ty);
+            let list = module_values.entry(plane).or_default();
+            list.push(v);
+            (list.len() - 1) as u32 + u32::from(types.has_null(plane, m.revision))
+        };
+        let global_slots = m.globals.iter().map(|g| push(g.ty, ModuleValue::Named)).collect();
+        let function_slots = m.functions.iter().map(|f| push(f.ty, ModuleValue::Named)).collect();
         for (i, s) in m.constants.strings.iter().enumerate() {
             module_values.entry(types.canon(s.ty)).or_default().push(ModuleValue::String(i));
         }
@@ -100,11 +140,24 @@ impl<'m> Printer<'m> {
             let list = module_values.entry(types.canon(plane.ty)).or_default();
             list.extend((0..plane.constants.len()).map(|c| ModuleValue::Constant(p, c)));
         }
-        Self { m, types, module_values, pointers: PointerIndex::new(&types) }
+        let names = SymbolIndex::with_planes(&m.symbols, |p| types.canon(p));
+        Self {
+            m,
+            types,
+            module_values,
+            global_slots,
+            function_slots,
+            names,
+            pointers: PointerIndex::new(&types),
+            repeats: Repeats::new(),
+            printed: Printed::new(&m.constants.planes),
+            type_stamps: TypeStamps::new(),
+        }
     }
 
-    fn module(&self, out: &mut String) {
+    fn module(&self, sink: &mut Sink<'_>) -> io::Result<()> {
         let m = self.m;
+        let out = &mut sink.buf;
         let _ = writeln!(out, "; LLVM bytecode format revision {}", m.revision);
         match m.endianness {
             Endianness::Little => out.push_str("target endian = little\n"),
@@ -130,15 +183,25 @@ impl<'m> Printer<'m> {
             }
             out.push_str(" ]\n");
         }
-        let scope = Scope { types: self.types, body: None, values: HashMap::default() };
+        let scope = Scope {
+            types: self.types,
+            body: None,
+            values: HashMap::default(),
+            names: None,
+            labels: None,
+            printed: Printed::new(&[]),
+        };
         for t in &m.symbols.types {
+            let out = &mut sink.buf;
             write_name(out, &t.name);
             out.push_str(" = type ");
-            self.type_structure(out, &scope.types, t.ty, &mut Vec::new());
+            self.type_text(out, &scope.types, t.ty);
             out.push('\n');
+            sink.line_done()?;
         }
         for (i, g) in m.globals.iter().enumerate() {
-            self.module_value_name(out, ModuleValue::Global(i), g.ty);
+            let out = &mut sink.buf;
+            self.named(out, None, self.types.canon(g.ty), self.global_slots[i]);
             out.push_str(" = ");
             let pointee = self.types.pointee(g.ty).unwrap_or(TypeSlot::VOID);
             if g.initializer.is_none() {
@@ -153,37 +216,19 @@ impl<'m> Printer<'m> {
                 self.value(out, &scope, pointee, init, 0);
             }
             out.push('\n');
+            sink.line_done()?;
         }
-        out.push_str("\nimplementation   ; Functions:\n");
+        sink.buf.push_str("\nimplementation   ; Functions:\n");
         for i in 0..m.functions.len() {
-            self.function(out, i);
+            self.function(sink, i)?;
         }
+        Ok(())
     }
 
-    fn module_value_name(&self, out: &mut String, v: ModuleValue, plane: TypeSlot) {
-        let plane = self.types.canon(plane);
-        let index = self.module_values.get(&plane).and_then(|l| {
-            l.iter().position(|x| match (x, v) {
-                (ModuleValue::Global(a), ModuleValue::Global(b))
-                | (ModuleValue::Function(a), ModuleValue::Function(b)) => *a == b,
-                _ => false,
-            })
-        });
-        let slot = index.map_or(0, |i| i as u32 + u32::from(self.types.has_null(plane, self.m.revision)));
-        self.named(out, &self.m.symbols, None, plane, slot);
-    }
-
-    fn named(&self, out: &mut String, module: &SymbolTable, local: Option<&SymbolTable>, plane: TypeSlot, slot: u32) {
-        let find = |t: &SymbolTable| {
-            t.planes
-                .iter()
-                .filter(|p| self.types.canon(p.ty) == plane)
-                .flat_map(|p| &p.entries)
-                .find(|e| e.slot == slot)
-                .map(|e| e.name.clone())
-        };
-        match local.and_then(find).or_else(|| find(module)) {
-            Some(name) => write_name(out, &name),
+    /// The name of value `slot` of canonical plane `plane`: from the function's table (`local`), else the module's.
+    fn named(&self, out: &mut String, local: Option<&SymbolIndex<'_>>, plane: TypeSlot, slot: u32) {
+        match local.and_then(|l| l.name_of(plane, slot)).or_else(|| self.names.name_of(plane, slot)) {
+            Some(name) => write_name(out, name),
             None => {
                 let _ = write!(out, "%{slot}");
             }
@@ -191,11 +236,18 @@ impl<'m> Printer<'m> {
     }
 
     fn ty(&self, out: &mut String, types: &Types<'_>, t: TypeSlot) {
-        if let Some(name) = self.m.symbols.type_name(t) {
+        if let Some(name) = self.names.type_name(t) {
             write_name(out, name);
         } else {
-            self.type_structure(out, types, t, &mut Vec::new());
+            self.type_text(out, types, t);
         }
+    }
+
+    /// The structure of type `t`: a text of its own for repeats ([`crate::repeats`]).
+    fn type_text(&self, out: &mut String, types: &Types<'_>, t: TypeSlot) {
+        self.type_stamps.begin();
+        self.repeats.begin(Text::Type);
+        self.type_structure(out, types, t, &mut Vec::new());
     }
 
     fn type_structure(&self, out: &mut String, types: &Types<'_>, t: TypeSlot, stack: &mut Vec<TypeSlot>) {
@@ -208,7 +260,7 @@ impl<'m> Printer<'m> {
             return;
         }
         let child =
-            |this: &Self, out: &mut String, c: TypeSlot, stack: &mut Vec<TypeSlot>| match this.m.symbols.type_name(c) {
+            |this: &Self, out: &mut String, c: TypeSlot, stack: &mut Vec<TypeSlot>| match this.names.type_name(c) {
                 Some(name) if !stack.is_empty() || c != t => write_name(out, name),
                 _ => this.type_structure(out, types, c, stack),
             };
@@ -217,6 +269,9 @@ impl<'m> Printer<'m> {
                 let _ = write!(out, "<bad type {t}>");
             }
             Some(Ty::Primitive(p)) => out.push_str(PRIMITIVE_NAMES.get(p.0 as usize).unwrap_or(&"<bad type>")),
+            Some(Ty::Def(_)) if !self.type_stamps.first_in_text(t) && !self.repeats.draw(Text::Type) => {
+                out.push_str("...")
+            }
             Some(Ty::Def(def)) => {
                 stack.push(t);
                 match def {
@@ -278,6 +333,9 @@ impl<'m> Printer<'m> {
     }
 
     fn value(&self, out: &mut String, scope: &Scope<'_>, plane: TypeSlot, slot: u32, depth: usize) {
+        if depth == 0 {
+            self.repeats.begin(Text::Constant);
+        }
         let types = &scope.types;
         let plane = types.canon(plane);
         let base = u32::from(types.has_null(plane, self.m.revision));
@@ -288,25 +346,31 @@ impl<'m> Printer<'m> {
         let k = (slot - base) as usize;
         if let Some(&mv) = module.get(k) {
             return match mv {
-                ModuleValue::Global(_) | ModuleValue::Function(_) => {
-                    self.named(out, &self.m.symbols, None, plane, slot)
-                }
+                ModuleValue::Named => self.named(out, None, plane, slot),
                 ModuleValue::String(i) => {
                     out.push_str("c\"");
                     write_escaped(out, &self.m.constants.strings[i].bytes);
                     out.push('"');
                 }
                 ModuleValue::Constant(p, c) => {
-                    self.constant(out, scope, plane, &self.m.constants.planes[p].constants[c], depth)
+                    let constant = &self.m.constants.planes[p].constants[c];
+                    if is_composite(constant) && !self.repeats.may_expand(Text::Constant, self.printed.flag(p, c)) {
+                        return out.push_str("...");
+                    }
+                    self.constant(out, scope, plane, constant, depth)
                 }
             };
         }
         let local = scope.values.get(&plane).and_then(|v| v.get(k - module.len()));
         match (local, scope.body) {
-            (Some(FunctionValue::Constant(p, c)), Some(body)) => {
-                self.constant(out, scope, plane, &body.constants[*p].constants[*c], depth)
+            (Some(&FunctionValue::Constant(p, c)), Some(body)) => {
+                let constant = &body.constants[p].constants[c];
+                if is_composite(constant) && !self.repeats.may_expand(Text::Constant, scope.printed.flag(p, c)) {
+                    return out.push_str("...");
+                }
+                self.constant(out, scope, plane, constant, depth)
             }
-            (Some(_), Some(body)) => self.named(out, &self.m.symbols, Some(&body.symbols), plane, slot),
+            (Some(_), Some(_)) => self.named(out, scope.names, plane, slot),
             _ => {
                 let _ = write!(out, "<bad value {plane}:{slot}>");
             }
@@ -361,7 +425,7 @@ impl<'m> Printer<'m> {
                 }
                 out.push_str(" }");
             }
-            Constant::GlobalRef(slot) => self.named(out, &self.m.symbols, None, plane, *slot),
+            Constant::GlobalRef(slot) => self.named(out, None, plane, *slot),
             Constant::Expr { opcode, operands } => {
                 let _ = write!(out, "{} (", opcode.mnemonic());
                 for (i, o) in operands.iter().enumerate() {
@@ -381,13 +445,23 @@ impl<'m> Printer<'m> {
         }
     }
 
-    fn function(&self, out: &mut String, index: usize) {
+    fn function(&self, sink: &mut Sink<'_>, index: usize) -> io::Result<()> {
+        let out = &mut sink.buf;
         let f = &self.m.functions[index];
         let body = f.body.as_ref();
         let types = Types { module: &self.m.types, local: body.map_or(&[][..], |b| &b.types) };
         let (ret, params, varargs) = types.callee(f.ty).unwrap_or((TypeSlot::VOID, &[], false));
         let revision = self.m.revision;
-        let mut scope = Scope { types, body, values: HashMap::default() };
+        // The function's names, indexed once. Block names are looked up in the label plane as written, which the
+        // index by canonical plane answers too unless a pool type that only names `label` has a plane of its own.
+        let names = body.map(|b| SymbolIndex::with_planes(&b.symbols, |p| self.types.canon(p)));
+        let label_alias = |b: &FunctionBody| {
+            b.symbols.planes.iter().any(|p| p.ty != TypeSlot::LABEL && self.types.canon(p.ty) == TypeSlot::LABEL)
+        };
+        let labels_as_written = body.filter(|b| label_alias(b)).map(|b| SymbolIndex::new(&b.symbols));
+        let labels = labels_as_written.as_ref().or(names.as_ref());
+        let printed = Printed::new(body.map_or(&[][..], |b| &b.constants));
+        let mut scope = Scope { types, body, values: HashMap::default(), names: names.as_ref(), labels, printed };
         let mut args = Vec::new();
         for &p in params {
             let plane = types.canon(p);
@@ -403,16 +477,16 @@ impl<'m> Printer<'m> {
         }
         self.ty(out, &types, ret);
         out.push(' ');
-        self.module_value_name(out, ModuleValue::Function(index), f.ty);
+        self.named(out, None, self.types.canon(f.ty), self.function_slots[index]);
         out.push('(');
         for (i, &(p, slot)) in args.iter().enumerate() {
             if i > 0 {
                 out.push_str(", ");
             }
             self.ty(out, &types, p);
-            if let Some(b) = body {
+            if body.is_some() {
                 out.push(' ');
-                self.named(out, &self.m.symbols, Some(&b.symbols), types.canon(p), slot);
+                self.named(out, scope.names, types.canon(p), slot);
             }
         }
         if varargs {
@@ -421,7 +495,7 @@ impl<'m> Printer<'m> {
         out.push(')');
         let Some(body) = body else {
             out.push('\n');
-            return;
+            return sink.line_done();
         };
         out.push_str(" {\n");
         for (p, plane) in body.constants.iter().enumerate() {
@@ -429,11 +503,12 @@ impl<'m> Printer<'m> {
             list.extend((0..plane.constants.len()).map(|c| FunctionValue::Constant(p, c)));
         }
         // Number every result before printing, so forward references resolve.
-        let pointers = PointerIndex::for_function(&self.pointers, &types);
+        let local_pointers = PointerIndex::local(&types);
+        let pointers = Pointers::new(&self.pointers, local_pointers.as_ref());
         let mut results = Vec::new();
         for block in &body.blocks {
             for inst in &block.instructions {
-                let result = result_type(&types, &pointers, self, inst);
+                let result = result_type(&types, pointers, self, inst);
                 if result != TypeSlot::VOID {
                     let list = scope.values.entry(result).or_default();
                     list.push(FunctionValue::Result);
@@ -445,10 +520,11 @@ impl<'m> Printer<'m> {
         }
         let mut results = results.into_iter();
         for (b, block) in body.blocks.iter().enumerate() {
+            let out = &mut sink.buf;
             if b > 0 {
                 out.push('\n');
             }
-            match body.symbols.name_of(TypeSlot::LABEL, b as u32) {
+            match labels.and_then(|l| l.name_of(TypeSlot::LABEL, b as u32)) {
                 Some(name) if !name.is_empty() => {
                     let mut n = String::new();
                     write_name(&mut n, name);
@@ -460,16 +536,19 @@ impl<'m> Printer<'m> {
                 }
             }
             for inst in &block.instructions {
+                let out = &mut sink.buf;
                 out.push('\t');
                 if let Some(Some((plane, slot))) = results.next() {
-                    self.named(out, &self.m.symbols, Some(&body.symbols), plane, slot);
+                    self.named(out, scope.names, plane, slot);
                     out.push_str(" = ");
                 }
                 self.instruction(out, &scope, inst);
                 out.push('\n');
+                sink.line_done()?;
             }
         }
-        out.push_str("}\n");
+        sink.buf.push_str("}\n");
+        sink.line_done()
     }
 
     /// The slot of the `index`-th function value of `plane`.
@@ -480,7 +559,7 @@ impl<'m> Printer<'m> {
 
     fn label(&self, out: &mut String, scope: &Scope<'_>, b: u32) {
         out.push_str("label ");
-        match scope.body.and_then(|body| body.symbols.name_of(TypeSlot::LABEL, b)) {
+        match scope.labels.and_then(|l| l.name_of(TypeSlot::LABEL, b)) {
             Some(name) => write_name(out, name),
             None => {
                 let _ = write!(out, "%{b}");
@@ -633,7 +712,7 @@ impl<'m> Printer<'m> {
     }
 }
 
-fn result_type(types: &Types<'_>, pointers: &PointerIndex, p: &Printer<'_>, inst: &Instruction) -> TypeSlot {
+fn result_type(types: &Types<'_>, pointers: Pointers<'_>, p: &Printer<'_>, inst: &Instruction) -> TypeSlot {
     let module = &p.module_values;
     let revision = p.m.revision;
     let int = |plane: TypeSlot, slot: u32| -> Option<u64> {
@@ -650,6 +729,11 @@ fn result_type(types: &Types<'_>, pointers: &PointerIndex, p: &Printer<'_>, inst
         }
     };
     crate::format::typing::analyze(types, pointers, inst, &int).map_or(TypeSlot::VOID, |a| a.result)
+}
+
+/// Whether a constant's text includes other constants' (which is how shared constants multiply).
+fn is_composite(c: &Constant) -> bool {
+    matches!(c, Constant::Array(_) | Constant::Struct(_) | Constant::Expr { .. })
 }
 
 fn float(out: &mut String, v: f64) {

@@ -446,7 +446,7 @@ fn constants_of_every_kind() {
     let info = blocks(&bytes, 16, bytes.len()).into_iter().find(|b| b.0 == BlockId::GlobalInfo).unwrap().2;
     assert_eq!(info[..4], [0xef, 0x03, 0x02, 0x00]);
     assert_eq!(read_module(&bytes).unwrap(), m);
-    let text = llvm13::disasm(&m);
+    let text = llvm13::disasm_to_string(&m);
     assert!(text.contains("internal constant int 5"), "{text}");
 }
 
@@ -553,7 +553,7 @@ fn symbol_tables() {
     let (_, at, _) = top.iter().find(|b| b.0 == BlockId::Function).unwrap();
     assert_eq!(bytes[*at], 3);
     assert_eq!(read_module(&bytes).unwrap(), m);
-    let text = llvm13::disasm(&m);
+    let text = llvm13::disasm_to_string(&m);
     assert!(text.contains("%pair = type { int, int }"), "{text}");
     assert!(text.contains("internal int %f(int %a) {\nentry:\n\t%x = add int %a, %a\n\tret int %x\n}"), "{text}");
 }
@@ -680,10 +680,60 @@ fn strict_reader_errors_carry_offsets() {
     assert!(read_module(&good[..good.len() - 1]).is_err());
 }
 
+/// The listing of [`REVISION_2`].
+const REVISION_2_DUMP: &str = r#"00000000: magic "llvm"
+00000004: <module id=1 long header, size=56>
+0000000c:   version word 0x2c: revision 2, big-endian 0, 64-bit 0, endianness unspecified 1, pointer size unspecified 1
+0000000d:   padding [ab, ab, ab]
+00000010:   <type pool id=0x15 long header, size=6>
+00000018:     2 types
+00000019:     type slot 13: Function { ret: TypeSlot(7), params: [], varargs: false }
+0000001c:     type slot 14: Pointer(TypeSlot(13))
+0000001e:   </type pool>
+0000001e:   padding [ab, ab]
+00000020:   <global info id=0x14 long header, size=3>
+00000028:     end of global variables
+00000029:     function: type slot 14
+0000002a:     end of functions
+0000002b:   </global info>
+0000002b:   padding [ab]
+0000002c:   <function id=0x11 long header, size=16>
+00000034:     linkage 0
+00000035:     <instruction list id=0x32 long header, size=4>
+0000003d:       format 1 ret (1) type 7 operands [0]  [05 07 00 00]
+00000041:     </instruction list>
+00000041:     padding [ab, ab, ab]
+00000044:   </function>
+00000044: </module>
+"#;
+
+/// The disassembly of [`REVISION_2`].
+const REVISION_2_DISASM: &str = "; LLVM bytecode format revision 2\n\
+\n\
+implementation   ; Functions:\n\
+\n\
+int %1() {\n\
+; <label>:0\n\
+\tret int 0\n\
+}\n\
+";
+
+#[test]
+fn revision_2_disassembles() {
+    assert_eq!(llvm13::disasm_to_string(&read_module(&REVISION_2).unwrap()), REVISION_2_DISASM);
+}
+
 #[test]
 fn dump_lists_blocks_and_instructions() {
-    let text = llvm13::dump(&REVISION_2).unwrap();
-    assert!(text.contains("00000010:   <type pool id=0x15 long header, size=6>"), "{text}");
-    assert!(text.contains("format 1 ret (1) type 7 operands [0]  [05 07 00 00]"), "{text}");
-    assert!(llvm13::dump(&REVISION_2[..60]).is_err());
+    let mut text = Vec::new();
+    llvm13::dump(&REVISION_2, &mut text).unwrap();
+    assert_eq!(String::from_utf8(text).unwrap(), REVISION_2_DUMP);
+    // Cut inside the function block: the blocks before it are listed, and the error is the reader's.
+    let mut partial = Vec::new();
+    let e = llvm13::dump(&REVISION_2[..60], &mut partial).unwrap_err();
+    let llvm13::DumpError::Read(e) = e else { panic!("{e}") };
+    assert_eq!(e, read_module(&REVISION_2[..60]).unwrap_err());
+    let partial = String::from_utf8(partial).unwrap();
+    assert!(partial.ends_with("0000002b:   padding [ab]\n"), "{partial}");
+    assert!(REVISION_2_DUMP.starts_with(&partial));
 }

@@ -1,5 +1,6 @@
 //! Property tests: random models survive model -> bytes -> model unchanged and bytes -> model -> bytes byte for
-//! byte; arbitrary and mutated bytes never make the reader, `dump` or `disasm` panic.
+//! byte; arbitrary and mutated bytes never make the reader, `dump` or `disasm` panic, and `dump` fails exactly when
+//! the reader does; a symbol index answers what the table's scans answer.
 //!
 //! Models are built from a recipe of plain data whose operands are small integers resolved modulo the values
 //! available at that point, so every recipe yields a model that writes; shrinking works on the recipe.
@@ -253,8 +254,8 @@ proptest! {
         let back = read_module(&bytes).unwrap();
         prop_assert_eq!(&back, &m);
         prop_assert_eq!(write_module_checked(&back).unwrap(), bytes.clone());
-        let _ = llvm13::disasm(&back);
-        prop_assert!(llvm13::dump(&bytes).is_ok());
+        let _ = llvm13::disasm_to_string(&back);
+        prop_assert!(llvm13::dump(&bytes, &mut std::io::sink()).is_ok());
     }
 
     #[test]
@@ -265,11 +266,17 @@ proptest! {
             bytes[i] = v;
         }
         for input in [&bytes[..], &bytes[..cut % (bytes.len() + 1)]] {
-            if let Ok(m) = read_module(input) {
-                let _ = llvm13::disasm(&m);
-                let _ = write_module_checked(&m);
+            let read = read_module(input);
+            if let Ok(m) = &read {
+                let _ = llvm13::disasm_to_string(m);
+                let _ = write_module_checked(m);
             }
-            let _ = llvm13::dump(input);
+            // The dump fails exactly when the reader does, with the reader's error.
+            match (llvm13::dump(input, &mut std::io::sink()), read) {
+                (Ok(()), Ok(_)) => {}
+                (Err(llvm13::DumpError::Read(d)), Err(r)) => prop_assert_eq!(d, r),
+                (d, r) => prop_assert!(false, "dump {:?}, read {:?}", d, r.map(|_| ())),
+            }
         }
     }
 
@@ -280,9 +287,49 @@ proptest! {
         bytes.push(revision << 4 | 0x0c);
         bytes.extend_from_slice(&tail);
         if let Ok(m) = read_module(&bytes) {
-            let _ = llvm13::disasm(&m);
+            let _ = llvm13::disasm_to_string(&m);
         }
-        let _ = llvm13::dump(&bytes);
+        let _ = llvm13::dump(&bytes, &mut std::io::sink());
         let _ = read_module(&tail);
+    }
+}
+
+/// A symbol table of a few planes (some of one type, some slots named twice, some slots far apart) and type names.
+fn symbol_table() -> impl Strategy<Value = SymbolTable> {
+    let slot = prop_oneof![0u32..24, any::<u32>()];
+    let entries = prop::collection::vec((slot, "[a-c]{0,2}"), 0..12);
+    let planes = prop::collection::vec((0u32..16, entries), 0..6);
+    let types = prop::collection::vec((0u32..16, "[a-c]{1,2}"), 0..6);
+    (planes, types).prop_map(|(planes, types)| SymbolTable {
+        types: types.into_iter().map(|(ty, name)| TypeName { ty: TypeSlot(ty), name: name.into_bytes() }).collect(),
+        planes: planes
+            .into_iter()
+            .map(|(ty, entries)| SymbolPlane {
+                ty: TypeSlot(ty),
+                entries: entries.into_iter().map(|(slot, name)| Symbol { slot, name: name.into_bytes() }).collect(),
+            })
+            .collect(),
+    })
+}
+
+proptest! {
+    #[test]
+    fn symbol_index_answers_as_the_scans_do(table in symbol_table()) {
+        let index = SymbolIndex::new(&table);
+        let slots: Vec<u32> = table.planes.iter().flat_map(|p| p.entries.iter().map(|e| e.slot)).chain(0..26).collect();
+        for plane in 0..17 {
+            let plane = TypeSlot(plane);
+            for &slot in &slots {
+                prop_assert_eq!(index.name_of(plane, slot), table.name_of(plane, slot));
+            }
+            prop_assert_eq!(index.type_name(plane), table.type_name(plane));
+        }
+        // By canonical plane: planes 13 and 14 searched together, in file order.
+        let canon = |p: TypeSlot| if p == TypeSlot(14) { TypeSlot(13) } else { p };
+        let index = SymbolIndex::with_planes(&table, canon);
+        for &slot in &slots {
+            let first = table.planes.iter().filter(|p| canon(p.ty) == TypeSlot(13)).flat_map(|p| &p.entries).find(|e| e.slot == slot);
+            prop_assert_eq!(index.name_of(TypeSlot(13), slot), first.map(|e| e.name.as_slice()));
+        }
     }
 }

@@ -18,11 +18,14 @@ pub fn run(args: &Llvm13DumpArgs) -> Result<(), CliError> {
     let malformed = |e: llvm13::ReadError| CliError::failed(format!("{name}: {e}"));
     let written = if args.disasm {
         let module = llvm13::read_module(&bytes).map_err(malformed)?;
-        output::write_output_with(args.output.as_deref(), |w| Ok(w.write_all(llvm13::disasm(&module).as_bytes())?))?
+        output::write_output_with(args.output.as_deref(), |w| Ok(llvm13::disasm(&module, w)?))?
     } else {
         output::write_output_with(args.output.as_deref(), |w| {
-            let s = llvm13::dump(&bytes).map_err(|e| Failure::Work(malformed(e)))?;
-            Ok(w.write_all(s.as_bytes())?)
+            llvm13::dump(&bytes, w).map_err(|e| match e {
+                llvm13::DumpError::Io(e) => Failure::Write(e),
+                llvm13::DumpError::Read(e) => Failure::Work(malformed(e)),
+                other => Failure::Work(CliError::failed(format!("{name}: {other}"))),
+            })
         })?
     };
     if let Some(path) = written {

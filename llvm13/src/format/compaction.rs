@@ -14,7 +14,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::error::{ReadError, ReadErrorKind};
 use super::planes::Planes;
-use super::primitives::{write_vbr, Reader};
+use super::primitives::{vec_for, write_vbr, Reader};
 use super::types::{SlotOrTypePlane, TypeNumbering, TypeSlot, Types};
 
 /// Where a slot's plane was compacted: the global slots listed for it, and their inverse.
@@ -162,7 +162,7 @@ impl Compaction {
                         .ok_or_else(|| ReadError::new(ReadErrorKind::TypeSlotOutOfRange { slot: local.0 }, at))?;
                     let plane = types.canon(global);
                     let base = u32::from(types.has_null(plane, revision));
-                    let mut entries = Vec::with_capacity(count as usize);
+                    let mut entries = vec_for(count as usize, at)?;
                     for _ in 0..count {
                         let eat = r.offset();
                         let e = r.vbr32()?;
@@ -220,13 +220,25 @@ pub(crate) enum Use {
     Value(TypeSlot, u32),
 }
 
-/// Decides the table the 1.3 writer would write for a function with these uses (see the module doc).
-pub(crate) fn decide(uses: &[Use], types: &Types<'_>, module: &Planes, function: &Planes, revision: u32) -> Compaction {
-    let keep_types = types
-        .module
+/// Whether compaction tables keep a type list: the module pool has a pointer type at slot 64 or above (see the
+/// module doc). It depends on the module alone, so a writer asks once, not per function.
+pub(crate) fn keeps_types(module_types: &[super::types::TypeDef]) -> bool {
+    module_types
         .iter()
         .enumerate()
-        .any(|(i, d)| matches!(d, super::types::TypeDef::Pointer(_)) && TypeSlot::from_pool_index(i).0 >= 64);
+        .any(|(i, d)| matches!(d, super::types::TypeDef::Pointer(_)) && TypeSlot::from_pool_index(i).0 >= 64)
+}
+
+/// Decides the table the 1.3 writer would write for a function with these uses (see the module doc);
+/// `keep_types` is [`keeps_types`] of the module.
+pub(crate) fn decide(
+    uses: &[Use],
+    types: &Types<'_>,
+    module: &Planes,
+    function: &Planes,
+    revision: u32,
+    keep_types: bool,
+) -> Compaction {
     let mut c = Compaction::default();
     let mut order: Vec<TypeSlot> = Vec::new();
     let mut seen = rustc_hash::FxHashSet::default();

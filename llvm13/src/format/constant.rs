@@ -7,7 +7,7 @@
 
 use super::error::{ReadError, ReadErrorKind, WriteError};
 use super::opcode::Opcode;
-use super::primitives::{write_svbr, write_vbr, Reader};
+use super::primitives::{vec_for, write_svbr, write_vbr, Reader};
 use super::types::{Ty, TypeDef, TypeNumbering, TypeSlot, Types};
 
 /// One constant, as its plane's type encodes it.
@@ -135,7 +135,7 @@ pub(crate) fn read_constant(
         let opcode = Opcode::from_number(number)
             .ok_or_else(|| ReadError::new(ReadErrorKind::InvalidOpcode { opcode: number }, opcode_at))?;
         check_expr_shape(opcode, n).map_err(|m| ReadError::new(ReadErrorKind::InvalidConstantExpr(m), opcode_at))?;
-        let mut operands = Vec::with_capacity(n);
+        let mut operands = vec_for(n, at)?;
         for _ in 0..n {
             let slot = r.vbr32()?;
             let ty = numbering.read(r)?;
@@ -170,14 +170,14 @@ pub(crate) fn read_constant(
                 let kind = ReadErrorKind::CountTooLarge { count: u64::from(*len), remaining: r.remaining() as u64 };
                 return Err(ReadError::new(kind, at));
             }
-            let mut elements = Vec::with_capacity(*len as usize);
+            let mut elements = vec_for(*len as usize, at)?;
             for _ in 0..*len {
                 elements.push(r.vbr32()?);
             }
             Constant::Array(elements)
         }
         Ty::Def(TypeDef::Struct(fields)) => {
-            let mut values = Vec::with_capacity(fields.len().min(r.remaining()));
+            let mut values = vec_for(fields.len().min(r.remaining()), at)?;
             for _ in 0..fields.len() {
                 values.push(r.vbr32()?);
             }

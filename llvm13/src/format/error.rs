@@ -63,6 +63,8 @@ pub enum ReadErrorKind {
     CountTooLarge { count: u64, remaining: u64 },
     #[error("{what}: {count} exceeds the limit of {limit}")]
     LimitExceeded { what: &'static str, count: u64, limit: u64 },
+    #[error("cannot allocate room for {count} items of {item_bytes} bytes")]
+    OutOfMemory { count: u64, item_bytes: u64 },
 
     // Types.
     #[error("type slot {slot} is not defined")]

@@ -8,7 +8,7 @@
 use super::error::{ReadError, ReadErrorKind};
 use super::limits::FORMAT1_NO_OPERAND;
 use super::opcode::Opcode;
-use super::primitives::{pad, write_vbr, Reader};
+use super::primitives::{pad, vec_for, write_vbr, Reader};
 use super::types::TypeSlot;
 
 /// The type of a getelementptr index, which is also the plane its slot is in (§10.3, §14).
@@ -140,7 +140,7 @@ pub fn read_raw(r: &mut Reader<'_>) -> Result<RawInstruction, ReadError> {
             if n == 0 {
                 return Err(ReadError::new(ReadErrorKind::NoOperands, at));
             }
-            let mut operands = Vec::with_capacity(n);
+            let mut operands = vec_for(n, at)?;
             for _ in 0..n {
                 operands.push(r.vbr32()?);
             }

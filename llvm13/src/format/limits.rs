@@ -4,7 +4,8 @@
 //! repeats a number. *Reader limits* bound what hostile input may make the reader allocate; they are fields of
 //! [`Limits`]. Besides these, every count read from the input is checked against the bytes that remain before
 //! anything is allocated for it (each counted item takes at least one byte), so a read allocates within a small
-//! multiple of the input size. Nothing in the reader recurses over input-defined structure: blocks nest at most three
+//! multiple of the input size; and the room for counted items is reserved fallibly, so an allocator that refuses it
+//! gives [`ReadErrorKind::OutOfMemory`](super::ReadErrorKind::OutOfMemory), not an abort. Nothing in the reader recurses over input-defined structure: blocks nest at most three
 //! deep by construction (module, function, function sub-block), unknown blocks are skipped by size, and type walks
 //! are iterative.
 

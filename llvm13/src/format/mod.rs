@@ -45,6 +45,6 @@ pub use module::{BasicBlock, Endianness, Function, FunctionBody, GlobalVar, Link
 pub use opcode::Opcode;
 pub use primitives::{pad, write_string, write_svbr, write_vbr, Reader, PAD_BYTE};
 pub use read::{read_module, read_module_with_limits};
-pub use symtab::{Symbol, SymbolPlane, SymbolTable, TypeName};
+pub use symtab::{Symbol, SymbolIndex, SymbolPlane, SymbolTable, TypeName};
 pub use types::{Ty, TypeDef, TypeSlot, Types, PRIMITIVE_NAMES};
 pub use write::{write_module, write_module_checked};

@@ -19,6 +19,18 @@ pub(crate) struct Planes {
 }
 
 impl Planes {
+    /// Forgets every value, keeping the room of small tables (clearing a table takes time in its room, so a large
+    /// one is dropped rather than cleared for every later function).
+    pub fn clear(&mut self) {
+        const KEEP: usize = 256;
+        if self.counts.capacity() > KEEP || self.ints.capacity() > KEEP {
+            *self = Self::default();
+        } else {
+            self.counts.clear();
+            self.ints.clear();
+        }
+    }
+
     /// Number of values in `plane` (canonical), nulls not counted.
     pub fn count(&self, plane: TypeSlot) -> u32 {
         self.counts.get(&plane).copied().unwrap_or(0)

@@ -167,6 +167,18 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// An empty vector with room for `n` items, `n` being a count read at offset `at` (and already checked against the
+/// bytes that remain, so that it is backed by the input): fails with [`ReadErrorKind::OutOfMemory`] instead of
+/// aborting the process when the allocator refuses the room.
+pub(crate) fn vec_for<T>(n: usize, at: u64) -> Result<Vec<T>, ReadError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        let kind = ReadErrorKind::OutOfMemory { count: n as u64, item_bytes: std::mem::size_of::<T>() as u64 };
+        ReadError::new(kind, at)
+    })?;
+    Ok(v)
+}
+
 /// Appends the vbr encoding of `v` (shortest form).
 pub fn write_vbr(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -192,5 +204,18 @@ pub fn write_string(out: &mut Vec<u8>, s: &[u8]) {
 pub fn pad(out: &mut Vec<u8>) {
     while out.len() % 4 != 0 {
         out.push(PAD_BYTE);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refused_allocation_is_an_error() {
+        let e = vec_for::<u64>(usize::MAX / 4, 7).unwrap_err();
+        assert_eq!(e.offset, 7);
+        assert!(matches!(e.kind, ReadErrorKind::OutOfMemory { item_bytes: 8, .. }), "{e}");
+        assert_eq!(vec_for::<u64>(3, 0).unwrap().capacity(), 3);
     }
 }

@@ -19,10 +19,10 @@ use super::limits::{Limits, REVISION};
 use super::module::{BasicBlock, Endianness, Function, FunctionBody, GlobalVar, Linkage, Module, PointerSize};
 use super::opcode::Opcode;
 use super::planes::{constant_refs, is_index_plane, push_constant, Planes};
-use super::primitives::Reader;
+use super::primitives::{vec_for, Reader};
 use super::symtab::{Symbol, SymbolPlane, SymbolTable, TypeName};
 use super::types::{read_type_def, SlotOrTypePlane, Ty, TypeDef, TypeNumbering, TypeSlot, Types};
-use super::typing::{analyze_into, gep_step, Analysis, GepStep, PointerIndex};
+use super::typing::{analyze_into, gep_step, Analysis, GepStep, PointerIndex, Pointers};
 
 /// Reads a module with the default [`Limits`].
 ///
@@ -82,6 +82,7 @@ pub fn read_module_with_limits(bytes: &[u8], limits: &Limits) -> Result<Module, 
         functions_read: 0,
         pending: Vec::new(),
         pointers: std::cell::OnceCell::new(),
+        scratch: Scratch::default(),
     };
     mr.read_blocks(&mut body)?;
     mr.finish(body.offset())
@@ -94,12 +95,15 @@ struct ModuleReader<'l> {
     form: HeaderForm,
     m: Module,
     planes: Planes,
+    /// The kinds of block read so far, each once (a module has a function block per function).
     seen: Vec<BlockId>,
     functions_read: usize,
     /// Module-level references checked at the end: (plane, slot, offset).
     pending: Vec<(TypeSlot, u32, u64)>,
     /// Pointer types of the module pool, built when the first function needs them.
     pointers: std::cell::OnceCell<PointerIndex>,
+    /// The buffers of function readers.
+    scratch: Scratch,
 }
 
 fn order_error(h: &BlockHeader, rule: &'static str) -> ReadError {
@@ -178,7 +182,9 @@ impl ModuleReader<'_> {
                     return Err(ReadError::new(kind, h.offset));
                 }
             }
-            self.seen.push(h.id);
+            if !self.seen.contains(&h.id) {
+                self.seen.push(h.id);
+            }
             body.align()?;
         }
         Ok(())
@@ -222,8 +228,8 @@ impl ModuleReader<'_> {
         if self.numbering.old {
             r.vbr32()?; // The id of the old "type" plane, ignored (§14).
         }
-        let mut defs = Vec::with_capacity(n);
-        let mut offsets = Vec::with_capacity(n);
+        let mut defs = vec_for(n, at)?;
+        let mut offsets = vec_for(n, at)?;
         for _ in 0..n {
             offsets.push(r.offset());
             defs.push(read_type_def(r, self.numbering)?);
@@ -329,7 +335,7 @@ impl ModuleReader<'_> {
                 }
                 continue;
             }
-            let mut constants = Vec::with_capacity(count);
+            let mut constants = vec_for(count, at)?;
             for _ in 0..count {
                 let cat = r.offset();
                 let c = read_constant(r, &self.types(), ty, self.numbering)?;
@@ -392,7 +398,9 @@ impl ModuleReader<'_> {
         let linkage = Linkage::from_number(linkage_number)
             .ok_or_else(|| ReadError::new(ReadErrorKind::InvalidLinkage { value: linkage_number }, at))?;
         let fty = self.m.functions[index].ty;
-        let body = FunctionReader::new(self, fty).read(r)?;
+        let scratch = std::mem::take(&mut self.scratch);
+        let (body, scratch) = FunctionReader::new(self, fty, scratch).read(r)?;
+        self.scratch = scratch;
         let f = &mut self.m.functions[index];
         f.linkage = linkage;
         f.body = body;
@@ -437,7 +445,7 @@ fn read_symbol_table(
             }
             SlotOrTypePlane::Slot(local) => {
                 let ty = ty_at(local, at)?;
-                let mut entries = Vec::with_capacity(count);
+                let mut entries = vec_for(count, at)?;
                 for _ in 0..count {
                     let eat = r.offset();
                     let raw = r.vbr32()?;
@@ -451,6 +459,18 @@ fn read_symbol_table(
         }
     }
     Ok((table, refs))
+}
+
+/// Buffers that reading a function empties first and hands back at its end, so that the next function reuses
+/// them: a module of many small functions then allocates little beyond its model.
+#[derive(Default)]
+struct Scratch {
+    planes: Planes,
+    pending: Vec<(TypeSlot, u32, u64)>,
+    pending_blocks: Vec<(u32, u64)>,
+    current: Vec<Instruction>,
+    analysis: Analysis,
+    seen: Vec<BlockId>,
 }
 
 /// Reads one function block after its linkage.
@@ -467,28 +487,44 @@ struct FunctionReader<'a, 'l> {
     pending_blocks: Vec<(u32, u64)>,
     body: FunctionBody,
     current: Vec<Instruction>,
-    /// Pointer types including the function's own, when it has some.
-    local_pointers: std::cell::OnceCell<PointerIndex>,
+    /// The pointer types among the function's own types, when it has some.
+    local_pointers: std::cell::OnceCell<Option<PointerIndex>>,
     /// The analysis buffer reused for every instruction.
     analysis: Analysis,
+    /// The kinds of block read so far, each once (a revision 0 function has a block per basic block).
+    seen: Vec<BlockId>,
 }
 
 impl<'a, 'l> FunctionReader<'a, 'l> {
-    fn new(mr: &'a ModuleReader<'l>, fty: TypeSlot) -> Self {
+    /// A reader of a function of type `fty`, with the buffers of `scratch`.
+    fn new(mr: &'a ModuleReader<'l>, fty: TypeSlot, scratch: Scratch) -> Self {
+        let Scratch { mut planes, mut pending, mut pending_blocks, mut current, analysis, mut seen } = scratch;
+        planes.clear();
+        pending.clear();
+        pending_blocks.clear();
+        current.clear();
+        seen.clear();
         Self {
             mr,
             fty,
             local_types: Vec::new(),
             compaction: Compaction::default(),
-            planes: Planes::default(),
+            planes,
             args_inserted: false,
-            pending: Vec::new(),
-            pending_blocks: Vec::new(),
+            pending,
+            pending_blocks,
             body: FunctionBody::default(),
-            current: Vec::new(),
+            current,
             local_pointers: std::cell::OnceCell::new(),
-            analysis: Analysis::default(),
+            analysis,
+            seen,
         }
+    }
+
+    /// The buffers, for the next function.
+    fn into_scratch(self) -> Scratch {
+        let Self { planes, pending, pending_blocks, current, analysis, seen, .. } = self;
+        Scratch { planes, pending, pending_blocks, current, analysis, seen }
     }
 
     fn types(&self) -> Types<'_> {
@@ -520,15 +556,17 @@ impl<'a, 'l> FunctionReader<'a, 'l> {
             return;
         }
         self.args_inserted = true;
-        let params: Vec<TypeSlot> = self.types().callee(self.fty).map(|(_, p, _)| p.to_vec()).unwrap_or_default();
-        for p in params {
-            let canon = self.types().canon(p);
-            self.planes.push(canon);
+        let types = Types { module: &self.mr.m.types, local: &self.local_types };
+        if let Some((_, params, _)) = types.callee(self.fty) {
+            for &p in params {
+                self.planes.push(types.canon(p));
+            }
         }
     }
 
-    fn read(mut self, r: &mut Reader<'_>) -> Result<Option<FunctionBody>, ReadError> {
-        let mut seen: Vec<BlockId> = Vec::new();
+    /// Reads the function's blocks: its body (`None` for a declaration), and the buffers for the next function.
+    fn read(mut self, r: &mut Reader<'_>) -> Result<(Option<FunctionBody>, Scratch), ReadError> {
+        let mut seen = std::mem::take(&mut self.seen);
         let mut any = false;
         while !r.is_empty() {
             let (h, mut content) = read_block(r, self.mr.form)?;
@@ -592,11 +630,14 @@ impl<'a, 'l> FunctionReader<'a, 'l> {
             if !matches!(h.id, BlockId::Unknown(_)) {
                 any = true;
             }
-            seen.push(h.id);
+            if !seen.contains(&h.id) {
+                seen.push(h.id);
+            }
             r.align()?;
         }
+        self.seen = seen;
         if !any {
-            return Ok(None);
+            return Ok((None, self.into_scratch()));
         }
         self.insert_args();
         let nblocks = self.body.blocks.len() as u32;
@@ -610,8 +651,9 @@ impl<'a, 'l> FunctionReader<'a, 'l> {
                 return Err(ReadError::new(ReadErrorKind::ValueSlotOutOfRange { plane: plane.0, slot }, at));
             }
         }
-        self.body.types = self.local_types;
-        Ok(Some(self.body))
+        let mut body = std::mem::take(&mut self.body);
+        body.types = std::mem::take(&mut self.local_types);
+        Ok((Some(body), self.into_scratch()))
     }
 
     fn read_constants(&mut self, r: &mut Reader<'_>) -> Result<(), ReadError> {
@@ -651,7 +693,7 @@ impl<'a, 'l> FunctionReader<'a, 'l> {
             if !self.types().contains(ty) {
                 return Err(ReadError::new(ReadErrorKind::TypeSlotOutOfRange { slot: ty.0 }, at));
             }
-            let mut constants = Vec::with_capacity(count);
+            let mut constants = vec_for(count, at)?;
             for _ in 0..count {
                 let cat = r.offset();
                 let c = read_constant(r, &self.types(), ty, numbering)?;
@@ -719,7 +761,8 @@ impl<'a, 'l> FunctionReader<'a, 'l> {
             let terminator = inst.opcode.is_terminator();
             self.current.push(inst);
             if terminator {
-                let instructions = std::mem::take(&mut self.current);
+                // A block of its own size; `current` keeps its room for the next block.
+                let instructions = self.current.drain(..).collect();
                 self.body.blocks.push(BasicBlock { instructions });
             }
         }
@@ -842,12 +885,9 @@ impl<'a, 'l> FunctionReader<'a, 'l> {
         {
             let int = |p: TypeSlot, s: u32| self.int(p, s);
             let types = self.types();
-            let pointers = if self.local_types.is_empty() {
-                self.mr.pointers.get_or_init(|| PointerIndex::new(&Types::module(&self.mr.m.types)))
-            } else {
-                self.local_pointers.get_or_init(|| PointerIndex::new(&types))
-            };
-            analyze_into(&types, pointers, &inst, &int, &mut analysis)
+            let module = self.mr.pointers.get_or_init(|| PointerIndex::new(&types));
+            let local = self.local_pointers.get_or_init(|| PointerIndex::local(&types));
+            analyze_into(&types, Pointers::new(module, local.as_ref()), &inst, &int, &mut analysis)
                 .map_err(|reason| ReadError::new(ReadErrorKind::InvalidOperands { opcode: name, reason }, at))?;
         }
         for (i, op) in inst.operands.iter_mut().enumerate() {

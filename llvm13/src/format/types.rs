@@ -10,7 +10,7 @@ use std::fmt;
 
 use super::error::{ReadError, ReadErrorKind};
 use super::limits::FIRST_DERIVED;
-use super::primitives::{write_vbr, Reader};
+use super::primitives::{vec_for, write_vbr, Reader};
 
 /// A type slot in revision 3 numbering: a primitive below 13, a pool type from 13 on.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
@@ -190,8 +190,9 @@ pub(crate) fn read_type_def(r: &mut Reader<'_>, numbering: TypeNumbering) -> Res
     Ok(match id {
         type_id::FUNCTION => {
             let ret = numbering.read(r)?;
+            let count_at = r.offset();
             let n = r.count(1)?;
-            let mut params = Vec::with_capacity(n);
+            let mut params = vec_for(n, count_at)?;
             for _ in 0..n {
                 params.push(numbering.read(r)?);
             }

@@ -2,8 +2,6 @@
 //! operand and the result type. Shared by the reader (to number results and check references) and the writer (to
 //! map slots through compaction tables and encode getelementptr indices).
 
-use std::borrow::Cow;
-
 use rustc_hash::FxHashMap;
 
 use super::instruction::{IndexKind, Instruction, Operand};
@@ -29,38 +27,57 @@ pub(crate) fn gep_step<'a>(types: &Types<'a>, current: TypeSlot) -> Option<GepSt
     }
 }
 
-/// The first pointer type to each pointee plane, module types then local ones: what [`Types::pointer_to`] finds,
-/// by one lookup instead of a scan of the type pool (a getelementptr result needs it).
+/// The first pointer type to each pointee plane in one type pool: the module's, or a function's own types.
+///
+/// Together ([`Pointers`]) they answer what [`Types::pointer_to`] finds, by a lookup or two instead of a scan of the
+/// type pool (a getelementptr result needs it). A function's own types get an index of their own rather than a copy
+/// of the module's extended by them, so that a module of many functions with types of their own is indexed in time
+/// linear in its types.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PointerIndex {
     first: FxHashMap<TypeSlot, TypeSlot>,
 }
 
 impl PointerIndex {
-    /// Indexes every pointer type of `types`.
+    /// Indexes the pointer types of the module pool of `types`.
     pub(crate) fn new(types: &Types<'_>) -> Self {
+        Self::of_pool(types, types.module, 0)
+    }
+
+    /// Indexes the pointer types of a function's own types (`types.local`), or `None` when it has none.
+    pub(crate) fn local(types: &Types<'_>) -> Option<Self> {
+        (!types.local.is_empty()).then(|| Self::of_pool(types, types.local, types.module.len()))
+    }
+
+    /// Indexes `pool`, whose first type has pool index `start`.
+    fn of_pool(types: &Types<'_>, pool: &[TypeDef], start: usize) -> Self {
         let mut first = FxHashMap::default();
-        for (i, d) in types.module.iter().chain(types.local).enumerate() {
+        for (i, d) in pool.iter().enumerate() {
             if let TypeDef::Pointer(p) = d {
-                first.entry(types.canon(*p)).or_insert(TypeSlot::from_pool_index(i));
+                first.entry(types.canon(*p)).or_insert(TypeSlot::from_pool_index(start + i));
             }
         }
         Self { first }
     }
+}
 
-    /// The index for a function's `types`: `module` (built from the module types alone) when the function has no
-    /// types of its own, else a new one.
-    pub(crate) fn for_function<'a>(module: &'a PointerIndex, types: &Types<'_>) -> Cow<'a, PointerIndex> {
-        if types.local.is_empty() {
-            Cow::Borrowed(module)
-        } else {
-            Cow::Owned(PointerIndex::new(types))
-        }
+/// The pointer types a function sees: the module's, then its own.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pointers<'a> {
+    module: &'a PointerIndex,
+    local: Option<&'a PointerIndex>,
+}
+
+impl<'a> Pointers<'a> {
+    /// The module's pointer types (`module`, from [`PointerIndex::new`]) followed by a function's (`local`).
+    pub(crate) fn new(module: &'a PointerIndex, local: Option<&'a PointerIndex>) -> Self {
+        Self { module, local }
     }
 
-    /// The first pointer type whose pointee is `pointee` (compared by plane).
+    /// The first pointer type whose pointee is `pointee` (compared by plane), module types first.
     pub(crate) fn pointer_to(&self, types: &Types<'_>, pointee: TypeSlot) -> Option<TypeSlot> {
-        self.first.get(&types.canon(pointee)).copied()
+        let plane = types.canon(pointee);
+        self.module.first.get(&plane).or_else(|| self.local?.first.get(&plane)).copied()
     }
 }
 
@@ -86,7 +103,7 @@ impl Analysis {
 /// (plane, slot) for struct indices.
 pub(crate) fn analyze(
     types: &Types<'_>,
-    pointers: &PointerIndex,
+    pointers: Pointers<'_>,
     inst: &Instruction,
     int: &dyn Fn(TypeSlot, u32) -> Option<u64>,
 ) -> Result<Analysis, &'static str> {
@@ -98,7 +115,7 @@ pub(crate) fn analyze(
 /// [`analyze`] into `out`, reusing its buffers.
 pub(crate) fn analyze_into(
     types: &Types<'_>,
-    pointers: &PointerIndex,
+    pointers: Pointers<'_>,
     inst: &Instruction,
     int: &dyn Fn(TypeSlot, u32) -> Option<u64>,
     out: &mut Analysis,

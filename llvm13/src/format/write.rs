@@ -8,7 +8,7 @@
 //! [`write_module_checked`] also reads the result back, so every model it accepts reads back equal to itself.
 
 use super::block::{begin_block, end_block, end_block_or_omit, BlockId};
-use super::compaction::{decide, Compaction, Use};
+use super::compaction::{decide, keeps_types, Compaction, Use};
 use super::constant::write_constant;
 use super::error::WriteError;
 use super::instruction::{write_raw, Operand};
@@ -19,7 +19,7 @@ use super::primitives::{pad, write_string, write_vbr};
 use super::read::read_module;
 use super::symtab::SymbolTable;
 use super::types::{write_type_def, TypeSlot, Types};
-use super::typing::{analyze_into, Analysis, PointerIndex};
+use super::typing::{analyze_into, Analysis, PointerIndex, Pointers};
 
 /// Writes `m` as revision 3 bytecode, in time linear in the model.
 ///
@@ -38,6 +38,7 @@ pub fn write_module(m: &Module) -> Result<Vec<u8>, WriteError> {
     let types = Types::module(&m.types);
     let planes = module_planes(m);
     let pointers = PointerIndex::new(&types);
+    let keep_types = keeps_types(&m.types);
     let mut out = b"llvm".to_vec();
     out.extend_from_slice(&1u32.to_le_bytes());
     out.extend_from_slice(&[0; 4]);
@@ -115,7 +116,8 @@ pub fn write_module(m: &Module) -> Result<Vec<u8>, WriteError> {
         let at = begin_block(&mut out);
         write_vbr(&mut out, u64::from(f.linkage.number()));
         if let Some(body) = &f.body {
-            FunctionWriter { m, planes: &planes, pointers: &pointers, index: i }.write(&mut out, f, body)?;
+            FunctionWriter { m, planes: &planes, pointers: &pointers, keep_types, index: i }
+                .write(&mut out, f, body)?;
         }
         end_block(&mut out, at, BlockId::Function)?;
     }
@@ -173,6 +175,8 @@ struct FunctionWriter<'a> {
     m: &'a Module,
     planes: &'a Planes,
     pointers: &'a PointerIndex,
+    /// Whether compaction tables keep a type list ([`keeps_types`]).
+    keep_types: bool,
     index: usize,
 }
 
@@ -183,7 +187,8 @@ impl FunctionWriter<'_> {
         let types = Types { module: &m.types, local: &body.types };
         let revision = m.revision;
         let base = |p: TypeSlot| u32::from(types.has_null(p, revision));
-        let pointers = PointerIndex::for_function(self.pointers, &types);
+        let local_pointers = PointerIndex::local(&types);
+        let pointers = Pointers::new(self.pointers, local_pointers.as_ref());
         let (_, params, _) =
             types.callee(f.ty).ok_or_else(|| WriteError::invalid(fname(), "type is not a pointer to a function"))?;
 
@@ -221,7 +226,7 @@ impl FunctionWriter<'_> {
                     }
                     self.planes.int(p, s).or_else(|| fplanes.int(p, s))
                 };
-                analyze_into(&types, &pointers, inst, &int, &mut a)
+                analyze_into(&types, pointers, inst, &int, &mut a)
                     .map_err(|reason| WriteError::invalid(what(), reason))?;
                 if a.result != TypeSlot::VOID {
                     uses.push(Use::Type(a.result));
@@ -261,7 +266,7 @@ impl FunctionWriter<'_> {
 
         // A function with its own constant pool keeps its numbering: 1.3 writes a compaction table instead of a pool.
         let compaction = if body.types.is_empty() && body.constants.is_empty() {
-            decide(&uses, &types, self.planes, &fplanes, revision)
+            decide(&uses, &types, self.planes, &fplanes, revision, self.keep_types)
         } else {
             Compaction::default()
         };
@@ -307,8 +312,7 @@ impl FunctionWriter<'_> {
         };
         for inst in body.blocks.iter().flat_map(|b| &b.instructions) {
             let what = || format!("{} `{}`", fname(), inst.opcode.mnemonic());
-            analyze_into(&types, &pointers, inst, &int, &mut a)
-                .map_err(|reason| WriteError::invalid(what(), reason))?;
+            analyze_into(&types, pointers, inst, &int, &mut a).map_err(|reason| WriteError::invalid(what(), reason))?;
             let lost = || WriteError::invalid(what(), "operand missing from compaction");
             raw.clear();
             let mut varargs_call = false;

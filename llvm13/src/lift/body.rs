@@ -15,8 +15,8 @@ use ir::{
 };
 
 use super::{const_value, zero, Lift, ModuleValue};
-use crate::format::typing::{analyze_into, Analysis, PointerIndex};
-use crate::format::{Constant, Function, FunctionBody, Instruction, Opcode, Operand, TypeSlot, Types};
+use crate::format::typing::{analyze_into, Analysis, PointerIndex, Pointers};
+use crate::format::{Constant, Function, FunctionBody, Instruction, Opcode, Operand, SymbolIndex, TypeSlot, Types};
 use crate::map_error::MapError;
 
 /// What a (plane, slot) names inside a function.
@@ -100,14 +100,61 @@ struct Body<'l, 'a> {
     extra: Vec<Option<ValueId>>,
     params: Vec<ValueId>,
     materialised: Vec<(Materialised, ValueId, TypeId)>,
+    /// The value of each entry of `materialised`, to find it without a scan.
+    materialised_values: HashMap<Materialised, ValueId>,
     block_base: u32,
     function_name: &'l str,
-    /// The location before any instruction (`function N (`name`)`).
-    function_location: String,
+    /// The function's index, for the location before any instruction (`function N (`name`)`).
+    function_index: usize,
     /// The instruction being mapped, for error locations.
     at: Option<usize>,
     /// The last `const u32` of each value emitted so far, with its block: a getelementptr struct index reuses it.
     recent_u32: HashMap<u64, (usize, ValueId)>,
+}
+
+/// Buffers that mapping a body empties first and hands back at its end, so that the next body reuses them: a
+/// module of many small functions then allocates little per function beyond what the mapping produces.
+#[derive(Default)]
+pub(super) struct BodyBuffers<'a> {
+    insts: Vec<(usize, &'a Instruction)>,
+    analyses: Analyses,
+    locals: HashMap<TypeSlot, Vec<Ref<'a>>>,
+    roles: Vec<Role>,
+    values: Vec<Option<ValueId>>,
+    extra: Vec<Option<ValueId>>,
+    params: Vec<ValueId>,
+    materialised: Vec<(Materialised, ValueId, TypeId)>,
+    materialised_values: HashMap<Materialised, ValueId>,
+    recent_u32: HashMap<u64, (usize, ValueId)>,
+}
+
+/// Empties `map`; a large one is dropped rather than cleared, since clearing takes time in its room and every
+/// later function would pay it.
+fn reset<K, V>(map: &mut HashMap<K, V>) {
+    if map.capacity() > 256 {
+        *map = HashMap::default();
+    } else {
+        map.clear();
+    }
+}
+
+impl BodyBuffers<'_> {
+    /// The buffers, emptied.
+    fn cleared(mut self) -> Self {
+        self.insts.clear();
+        self.analyses.insts.clear();
+        self.analyses.planes.clear();
+        self.analyses.struct_index.clear();
+        reset(&mut self.locals);
+        self.roles.clear();
+        self.values.clear();
+        self.extra.clear();
+        self.params.clear();
+        self.materialised.clear();
+        reset(&mut self.materialised_values);
+        reset(&mut self.recent_u32);
+        self
+    }
 }
 
 /// The location of instruction `k` of `insts`, formatted only when an error needs it.
@@ -117,6 +164,14 @@ fn inst_location(function: &str, insts: &[(usize, &Instruction)], k: usize) -> S
             format!("function `{function}`, block {bi}, instruction {k} (`{}`)", inst.opcode.mnemonic())
         }
         None => format!("function `{function}`"),
+    }
+}
+
+/// The location of function `index` named `name`: at instruction `at` of `insts`, or before any.
+fn location(name: &str, index: usize, insts: &[(usize, &Instruction)], at: Option<usize>) -> String {
+    match at {
+        Some(k) => inst_location(name, insts, k),
+        None => format!("function {index} (`{name}`)"),
     }
 }
 
@@ -130,39 +185,57 @@ pub(super) fn lift_body<'a>(
 ) -> Result<(), MapError> {
     let m = lift.m;
     let types = Types { module: &m.types, local: &body.types };
-    let location = format!("function {index} (`{name}`)");
     let Some((ret, params, _)) = types.callee(f.ty) else {
+        let location = location(name, index, &[], None);
         return Err(MapError::no_whale("a function whose type is not a function pointer", location));
     };
+    let BodyBuffers {
+        insts,
+        analyses,
+        locals,
+        roles,
+        values,
+        extra,
+        params: param_values,
+        materialised,
+        materialised_values,
+        recent_u32,
+    } = std::mem::take(&mut lift.body_buffers).cleared();
     let mut b = Body {
         lift,
         types,
-        insts: Vec::new(),
-        analyses: Analyses::default(),
-        locals: HashMap::default(),
-        roles: Vec::new(),
-        values: Vec::new(),
-        extra: Vec::new(),
-        params: Vec::new(),
-        materialised: Vec::new(),
+        insts,
+        analyses,
+        locals,
+        roles,
+        values,
+        extra,
+        params: param_values,
+        materialised,
+        materialised_values,
         block_base: 0,
         function_name: name,
-        function_location: location,
+        function_index: index,
         at: None,
-        recent_u32: HashMap::default(),
+        recent_u32,
     };
     for (bi, block) in body.blocks.iter().enumerate() {
         b.insts.extend(block.instructions.iter().map(|i| (bi, i)));
     }
     // Planes: arguments, function constants, then results.
+    // Each argument's index among its plane's local values, which its symbol-table slot is counted from.
+    let mut arg_index = Vec::with_capacity(params.len());
     for (i, &p) in params.iter().enumerate() {
-        b.locals.entry(types.canon(p)).or_default().push(Ref::Arg(i));
+        let list = b.locals.entry(types.canon(p)).or_default();
+        arg_index.push(list.len() as u32);
+        list.push(Ref::Arg(i));
     }
     for plane in &body.constants {
         b.locals.entry(types.canon(plane.ty)).or_default().extend(plane.constants.iter().map(Ref::LocalConst));
     }
     let module_pointers = std::rc::Rc::clone(&b.lift.pointers);
-    let pointers = PointerIndex::for_function(&module_pointers, &types);
+    let local_pointers = PointerIndex::local(&types);
+    let pointers = Pointers::new(&module_pointers, local_pointers.as_ref());
     let mut analysis = Analysis::default();
     for k in 0..b.insts.len() {
         b.set_location(k);
@@ -175,7 +248,7 @@ pub(super) fn lift_body<'a>(
                 Some(Ref::Null) => Some(0),
                 _ => None,
             };
-            analyze_into(&types, &pointers, inst, &int, &mut analysis)
+            analyze_into(&types, pointers, inst, &int, &mut analysis)
         };
         analysed.map_err(|reason| MapError::no_whale(format!("a malformed instruction ({reason})"), b.location()))?;
         if analysis.result != TypeSlot::VOID {
@@ -186,19 +259,19 @@ pub(super) fn lift_body<'a>(
     b.fold()?;
 
     // Value ids in layout order: parameters, then per instruction its extra cast and its result.
-    let fail = |what: String, location: &str| MapError::no_whale(what, location.to_string());
+    let names = SymbolIndex::new(&body.symbols);
     let mut param_list = Vec::new();
-    for (i, &p) in params.iter().enumerate() {
-        let location = format!("{}, parameter {i}", b.function_location);
-        let ty = b.lift.ty(&types, p, &|| location.clone())?;
+    for ((i, &p), &local) in params.iter().enumerate().zip(&arg_index) {
+        let parameter = || format!("{}, parameter {i}", location(name, index, &[], None));
+        let ty = b.lift.ty(&types, p, &parameter)?;
         let v = b.new_value();
         b.params.push(v);
-        let slot = b.lift.module_count(&types, p) + b.local_index(p, Ref::Arg(i)).unwrap_or(0);
-        let pname = body.symbols.name_of(p, slot).map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
+        let slot = b.lift.module_count(&types, p) + local;
+        let pname = names.name_of(p, slot).map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
         param_list.push((v, b.lift.asm.intern(&pname), ty));
     }
-    b.values = vec![None; b.insts.len()];
-    b.extra = vec![None; b.insts.len()];
+    b.values.resize(b.insts.len(), None);
+    b.extra.resize(b.insts.len(), None);
     for k in 0..b.insts.len() {
         if b.needs_amount_cast(k) {
             b.extra[k] = Some(b.new_value());
@@ -232,17 +305,16 @@ pub(super) fn lift_body<'a>(
     let ret_ty = b.ty(ret)?;
     let entry = BlockId::from_u32(b.block_base);
     let fname = b.lift.asm.intern(name);
-    let location = b.location();
-    b.lift.asm.begin_function(id, fname, ret_ty, entry, &param_list).map_err(|e| fail(e.to_string(), &location))?;
+    // Errors of the assembler name the function's last instruction; the text is formatted only for one.
+    let at = b.at;
+    let fail = |e: ir::AssembleError| MapError::no_whale(e.to_string(), location(name, index, &b.insts, at));
+    b.lift.asm.begin_function(id, fname, ret_ty, entry, &param_list).map_err(fail)?;
     for (bi, list) in blocks.into_iter().enumerate() {
-        let label = body.symbols.name_of(TypeSlot::LABEL, bi as u32).map(|n| String::from_utf8_lossy(n).into_owned());
+        let label = names.name_of(TypeSlot::LABEL, bi as u32).map(|n| String::from_utf8_lossy(n).into_owned());
         let label = b.lift.asm.intern(label.as_deref().unwrap_or(""));
-        b.lift
-            .asm
-            .begin_block(BlockId::from_u32(b.block_base + bi as u32), label)
-            .map_err(|e| fail(e.to_string(), &location))?;
+        b.lift.asm.begin_block(BlockId::from_u32(b.block_base + bi as u32), label).map_err(fail)?;
         if bi == 0 {
-            for (key, v, ty) in std::mem::take(&mut b.materialised) {
+            for (key, v, ty) in b.materialised.drain(..) {
                 let data = match key {
                     Materialised::Const(_, value) => b.lift.asm.constant(value),
                     Materialised::NullFunction(_) => {
@@ -252,15 +324,41 @@ pub(super) fn lift_body<'a>(
                         InstData::FuncRef { op: W::FunctionAddr, func: PackedOption::some(FunctionId::from_u32(f)) }
                     }
                 };
-                b.lift.asm.push(data, Some((v, ty))).map_err(|e| fail(e.to_string(), &location))?;
+                b.lift.asm.push(data, Some((v, ty))).map_err(fail)?;
             }
         }
         for (data, result) in list {
-            b.lift.asm.push(data, result).map_err(|e| fail(e.to_string(), &location))?;
+            b.lift.asm.push(data, result).map_err(fail)?;
         }
     }
     b.lift.asm.end_function();
     b.lift.next_block += body.blocks.len() as u32;
+    let Body {
+        lift,
+        insts,
+        analyses,
+        locals,
+        roles,
+        values,
+        extra,
+        params,
+        materialised,
+        materialised_values,
+        recent_u32,
+        ..
+    } = b;
+    lift.body_buffers = BodyBuffers {
+        insts,
+        analyses,
+        locals,
+        roles,
+        values,
+        extra,
+        params,
+        materialised,
+        materialised_values,
+        recent_u32,
+    };
     Ok(())
 }
 
@@ -276,10 +374,7 @@ impl<'a> Body<'_, 'a> {
     }
 
     fn location(&self) -> String {
-        match self.at {
-            Some(k) => inst_location(self.function_name, &self.insts, k),
-            None => self.function_location.clone(),
-        }
+        location(self.function_name, self.function_index, &self.insts, self.at)
     }
 
     fn fail<T>(&self, construct: impl Into<String>) -> Result<T, MapError> {
@@ -297,19 +392,8 @@ impl<'a> Body<'_, 'a> {
         if let Some(&t) = self.lift.type_cache.get(&slot) {
             return Ok(t);
         }
-        let location = self.location();
-        self.lift.ty(&types, slot, &|| location.clone())
-    }
-
-    fn local_index(&self, plane: TypeSlot, r: Ref<'a>) -> Option<u32> {
-        self.locals
-            .get(&self.types.canon(plane))?
-            .iter()
-            .position(|x| match (x, r) {
-                (Ref::Arg(a), Ref::Arg(b)) => *a == b,
-                _ => false,
-            })
-            .map(|i| i as u32)
+        let (name, index, insts, at) = (self.function_name, self.function_index, &self.insts, self.at);
+        self.lift.ty(&types, slot, &|| location(name, index, insts, at))
     }
 
     fn resolve(&self, plane: TypeSlot, slot: u32) -> Option<Ref<'a>> {
@@ -366,7 +450,8 @@ impl<'a> Body<'_, 'a> {
                 }
             }
         }
-        self.roles = vec![Role::Plain; n];
+        self.roles.clear();
+        self.roles.resize(n, Role::Plain);
         let int = |t: TypeSlot| (TypeSlot::UBYTE.0..=TypeSlot::LONG.0).contains(&t.0);
         let signed = |t: TypeSlot| int(t) && t.0 % 2 == 1;
         for k in 0..n {
@@ -475,12 +560,7 @@ impl<'a> Body<'_, 'a> {
             }
             Ref::Arg(_) | Ref::Inst(_) => return self.fail("a local value where a constant was expected"),
         };
-        if let Some(&(_, v, _)) = self.materialised.iter().find(|(k, _, _)| *k == key) {
-            return Ok(v);
-        }
-        let v = self.new_value();
-        self.materialised.push((key, v, ty));
-        Ok(v)
+        Ok(self.materialised_value(key, ty))
     }
 
     fn block(&self, k: usize, i: usize) -> Result<BlockId, MapError> {
@@ -866,12 +946,17 @@ impl<'a> Body<'_, 'a> {
     }
 
     fn materialise_value(&mut self, ty: TypeId, value: ConstValue) -> ValueId {
-        let key = Materialised::Const(ty, value);
-        if let Some(&(_, v, _)) = self.materialised.iter().find(|(k, _, _)| *k == key) {
+        self.materialised_value(Materialised::Const(ty, value), ty)
+    }
+
+    /// The value of the constant `key` at the start of the entry block, added on its first use.
+    fn materialised_value(&mut self, key: Materialised, ty: TypeId) -> ValueId {
+        if let Some(&v) = self.materialised_values.get(&key) {
             return v;
         }
         let v = self.new_value();
         self.materialised.push((key, v, ty));
+        self.materialised_values.insert(key, v);
         v
     }
 }

@@ -50,6 +50,18 @@ pub(crate) enum ModuleValue<'a> {
 /// Deepest type or constant-expression nesting the reader maps.
 const MAX_DEPTH: usize = 64;
 
+/// Most constants one global initializer may expand to. Constants name other constants by slot, so a few bytes can
+/// describe an expression whose tree is exponentially large (`add (c, c)` naming itself); Whale's constant
+/// expressions are trees, so the mapping counts every constant each time it is named.
+const MAX_INIT_PARTS: usize = 1 << 16;
+
+/// Where the mapping of one initializer is: its nesting depth and how many constants it has expanded.
+#[derive(Default)]
+struct InitWalk {
+    depth: usize,
+    parts: usize,
+}
+
 pub(crate) struct Lift<'a> {
     pub(crate) m: &'a format::Module,
     pub(crate) asm: ModuleAssembler,
@@ -65,6 +77,8 @@ pub(crate) struct Lift<'a> {
     pub(crate) next_block: u32,
     /// Pointer types of the module pool.
     pub(crate) pointers: std::rc::Rc<format::typing::PointerIndex>,
+    /// The buffers of the body mapping, reused from one function to the next.
+    body_buffers: body::BodyBuffers<'a>,
 }
 
 impl<'a> Lift<'a> {
@@ -89,6 +103,7 @@ impl<'a> Lift<'a> {
             next_value: 0,
             next_block: 0,
             pointers: std::rc::Rc::new(format::typing::PointerIndex::new(&Types::module(&m.types))),
+            body_buffers: body::BodyBuffers::default(),
         }
     }
 
@@ -218,13 +233,12 @@ impl<'a> Lift<'a> {
         })
     }
 
-    fn symbol(&self, table: &format::SymbolTable, plane: TypeSlot, slot: u32) -> Option<String> {
-        table.name_of(plane, slot).map(|n| String::from_utf8_lossy(n).into_owned())
-    }
-
     fn module(&mut self) -> Result<(), MapError> {
         let m = self.m;
         let types = self.module_types();
+        // One index for the name of every global and function, instead of a scan of the table for each.
+        let symbols = format::SymbolIndex::new(&m.symbols);
+        let symbol = |plane, slot| symbols.name_of(plane, slot).map(|n| String::from_utf8_lossy(n).into_owned());
         // Module planes: globals, functions, strings, then the pool's constants (§5.1).
         let mut slots_of_globals = Vec::new();
         for (i, g) in m.globals.iter().enumerate() {
@@ -249,9 +263,9 @@ impl<'a> Lift<'a> {
         // Globals: string globals carry trap reasons; the others must be scalar constants.
         let mut next_global = 0u32;
         for (i, g) in m.globals.iter().enumerate() {
-            let name = self.symbol(&m.symbols, g.ty, slots_of_globals[i]);
-            let label = name.clone().unwrap_or_else(|| format!("{i}"));
-            let location = || format!("global %{label}");
+            let name = symbol(g.ty, slots_of_globals[i]);
+            let location =
+                || format!("global %{}", symbol(g.ty, slots_of_globals[i]).unwrap_or_else(|| format!("{i}")));
             let Some(pointee) = types.pointee(g.ty) else {
                 return Err(MapError::no_whale(format!("a global of non-pointer type slot {}", g.ty), location()));
             };
@@ -275,7 +289,7 @@ impl<'a> Lift<'a> {
             if whale_ty.scalar_type_id().is_none_or(|t| t == TypeId::VOID) {
                 return Err(MapError::no_whale(format!("a global variable of type {whale_ty}"), location()));
             }
-            let expr = self.init_expr(&types, pointee, &whale_ty, init, &location, 0)?;
+            let expr = self.init_expr(&types, pointee, &whale_ty, init, &location, &mut InitWalk::default())?;
             let value = ir::const_expr::evaluate(&expr, ir::const_expr::DEFAULT_CONST_EXPR_DEPTH, &mut |_| {
                 Err(ir::ConstEvalError::UnknownReference("a global".to_string()))
             })
@@ -294,10 +308,11 @@ impl<'a> Lift<'a> {
         for f in &m.functions {
             let Some(body) = &f.body else { continue };
             let ftypes = Types { module: &m.types, local: &body.types };
-            let pointers = format::typing::PointerIndex::for_function(&self.pointers, &ftypes);
+            let local_pointers = format::typing::PointerIndex::local(&ftypes);
+            let pointers = format::typing::Pointers::new(&self.pointers, local_pointers.as_ref());
             for inst in body.blocks.iter().flat_map(|b| &b.instructions) {
                 let callee = matches!(inst.opcode, Opcode::Call | Opcode::Invoke);
-                if format::typing::analyze_into(&ftypes, &pointers, inst, &|_, _| Some(0), &mut analysis).is_err() {
+                if format::typing::analyze_into(&ftypes, pointers, inst, &|_, _| Some(0), &mut analysis).is_err() {
                     continue;
                 }
                 for (i, (o, plane)) in inst.operands.iter().zip(&analysis.planes).enumerate() {
@@ -315,10 +330,12 @@ impl<'a> Lift<'a> {
 
         let mut next_function = 0u32;
         let mut names = Vec::new();
+        let mut signatures: HashMap<(TypeSlot, CallingConvention), ir::SigId> = HashMap::default();
         for (i, f) in m.functions.iter().enumerate() {
-            let name = self.symbol(&m.symbols, f.ty, slots_of_functions[i]);
-            let label = name.clone().unwrap_or_else(|| format!("{i}"));
-            let location = || format!("function %{label}");
+            let name = symbol(f.ty, slots_of_functions[i]);
+            // The name is looked up again for an error rather than copied for every function.
+            let location =
+                || format!("function %{}", symbol(f.ty, slots_of_functions[i]).unwrap_or_else(|| format!("{i}")));
             let Some((ret, params, varargs)) = types.callee(f.ty) else {
                 return Err(MapError::no_whale("a function whose type is not a function pointer", location()));
             };
@@ -343,8 +360,16 @@ impl<'a> Lift<'a> {
             } else {
                 CallingConvention::Whale
             };
-            let sig = self.signature_tree(&types, ret, params, varargs, convention, &location, 0)?;
-            let sig = self.asm.types_mut().intern_signature(&sig);
+            // Functions of one type and convention share a signature, mapped once.
+            let sig = match signatures.get(&(f.ty, convention)) {
+                Some(&sig) => sig,
+                None => {
+                    let tree = self.signature_tree(&types, ret, params, varargs, convention, &location, 0)?;
+                    let sig = self.asm.types_mut().intern_signature(&tree);
+                    signatures.insert((f.ty, convention), sig);
+                    sig
+                }
+            };
             let name = match name {
                 Some(n) => n,
                 None if external => return Err(MapError::no_whale("an external function without a name", location())),
@@ -376,10 +401,15 @@ impl<'a> Lift<'a> {
         ty: &Type,
         slot: u32,
         location: &dyn Fn() -> String,
-        depth: usize,
+        walk: &mut InitWalk,
     ) -> Result<ConstExpr, MapError> {
-        if depth > MAX_DEPTH {
+        if walk.depth > MAX_DEPTH {
             return Err(MapError::no_whale(format!("a constant expression deeper than {MAX_DEPTH}"), location()));
+        }
+        walk.parts += 1;
+        if walk.parts > MAX_INIT_PARTS {
+            let what = format!("an initializer of more than {MAX_INIT_PARTS} constants (counting repeats)");
+            return Err(MapError::no_whale(what, location()));
         }
         let value = match self.module_value(types, plane, slot) {
             Some(None) => return Ok(ConstExpr::literal(ty.clone(), zero(ty))),
@@ -396,8 +426,10 @@ impl<'a> Lift<'a> {
             return Err(MapError::no_whale(format!("constant expression `{}`", opcode.mnemonic()), location()));
         };
         let operand_ty = self.type_tree(types, lhs.ty, location, 0)?;
-        let l = Box::new(self.init_expr(types, lhs.ty, &operand_ty, lhs.slot, location, depth + 1)?);
-        let r = Box::new(self.init_expr(types, rhs.ty, &operand_ty, rhs.slot, location, depth + 1)?);
+        walk.depth += 1;
+        let l = Box::new(self.init_expr(types, lhs.ty, &operand_ty, lhs.slot, location, walk)?);
+        let r = Box::new(self.init_expr(types, rhs.ty, &operand_ty, rhs.slot, location, walk)?);
+        walk.depth -= 1;
         let kind = match opcode {
             Opcode::Add => ConstExprKind::Binary { op: ConstBinOp::Add, lhs: l, rhs: r },
             Opcode::Sub => ConstExprKind::Binary { op: ConstBinOp::Sub, lhs: l, rhs: r },

@@ -110,6 +110,32 @@ impl Numbering<'_> {
     }
 }
 
+/// A symbol table being built: one plane per type, found by a lookup rather than a scan of the planes.
+#[derive(Default)]
+struct TableBuilder {
+    table: SymbolTable,
+    plane_of: HashMap<TypeSlot, usize>,
+}
+
+impl TableBuilder {
+    /// Names value `slot` of `plane`, when there is a name.
+    fn add(&mut self, plane: TypeSlot, slot: u32, name: &Option<Vec<u8>>) {
+        let Some(name) = name else { return };
+        let planes = &mut self.table.planes;
+        let i = *self.plane_of.entry(plane).or_insert_with(|| {
+            planes.push(SymbolPlane { ty: plane, entries: Vec::new() });
+            planes.len() - 1
+        });
+        planes[i].entries.push(Symbol { slot, name: name.clone() });
+    }
+
+    /// The table in the documented order ([`SymbolTable::sort`]).
+    fn finish(mut self) -> SymbolTable {
+        self.table.sort();
+        self.table
+    }
+}
+
 /// Per-function local numbering.
 struct Locals {
     whale: Vec<u32>,
@@ -231,21 +257,14 @@ pub(crate) fn number(draft: &Draft) -> Module {
         })
         .collect();
 
-    let mut symbols = SymbolTable::default();
-    let add_symbol = |table: &mut SymbolTable, plane: TypeSlot, slot: u32, name: &Option<Vec<u8>>| {
-        let Some(name) = name else { return };
-        match table.planes.iter_mut().find(|p| p.ty == plane) {
-            Some(p) => p.entries.push(Symbol { slot, name: name.clone() }),
-            None => table.planes.push(SymbolPlane { ty: plane, entries: vec![Symbol { slot, name: name.clone() }] }),
-        }
-    };
+    let mut symbols = TableBuilder::default();
     for (g, &slot) in draft.globals.iter().zip(&global_slots) {
-        add_symbol(&mut symbols, slot_of(g.pointer), slot, &g.name);
+        symbols.add(slot_of(g.pointer), slot, &g.name);
     }
     for (f, &slot) in draft.functions.iter().zip(&function_slots) {
-        add_symbol(&mut symbols, slot_of(f.pointer), slot, &f.name);
+        symbols.add(slot_of(f.pointer), slot, &f.name);
     }
-    symbols.sort();
+    let symbols = symbols.finish();
 
     let mut locals = Locals { whale: vec![NONE; draft.whale_values], synthetic: Vec::new() };
     let mut functions = Vec::with_capacity(draft.functions.len());
@@ -264,14 +283,14 @@ pub(crate) fn number(draft: &Draft) -> Module {
                 DraftValue::Synthetic(i) => locals.synthetic[i as usize] = slot,
                 _ => {}
             };
-            let mut table = SymbolTable::default();
+            let mut table = TableBuilder::default();
             for &(v, t, ref name) in &body.params {
                 let slot = next(t);
                 define(&mut locals, v, slot);
-                add_symbol(&mut table, slot_of(t), slot, name);
+                table.add(slot_of(t), slot, name);
             }
             for (i, b) in body.blocks.iter().enumerate() {
-                add_symbol(&mut table, TypeSlot::LABEL, i as u32, &b.name);
+                table.add(TypeSlot::LABEL, i as u32, &b.name);
                 for inst in &b.insts {
                     if let Some((v, t)) = inst.result {
                         let slot = next(t);
@@ -279,7 +298,7 @@ pub(crate) fn number(draft: &Draft) -> Module {
                     }
                 }
             }
-            table.sort();
+            let table = table.finish();
             let slot = |v: DraftValue| match v {
                 DraftValue::Whale(i) => locals.whale[i as usize],
                 DraftValue::Synthetic(i) => locals.synthetic[i as usize],
