@@ -170,7 +170,7 @@ impl<'a> Compiler<'a> {
             aliased: Vec::new(),
         };
         let result = self.try_function(f, &mut st);
-        // Reset the module-wide scratch tables this function touched.
+        // Reset the scratch tables (by raw id, shared by all functions) this function touched.
         for v in st.values.drain(..) {
             if let Some(s) = self.slot_of.get_mut(ix(v)) {
                 *s = NONE;

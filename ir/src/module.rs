@@ -1,14 +1,20 @@
 //! Module storage and its read-only inspection API.
 //!
-//! A [`Module`] owns flat tables: instructions (16-byte [`InstData`]) with a
-//! parallel result column, value types indexed by [`ValueId`], blocks indexed by
-//! [`BlockId`] (each a contiguous range of instructions whose last one is the
-//! terminator), and functions in storage order, each a range of parameters and a
-//! range of its block order. Value and block ids are module-wide (whale-ir §3);
-//! tables indexed by them keep a vacant state so text with sparse ids can be
-//! represented. Variable-length operands live in one [`ListPool`], names in one
-//! [`StringTable`], types in one [`TypeTable`]. A finished module holds about 28
-//! heap bytes per instruction (see `BENCHMARKS.md`).
+//! Functions are the unit (whale-ir §3): value, block and instruction ids are
+//! scoped to their function. A [`Module`] owns flat tables — instructions
+//! (16-byte [`InstData`]) with a parallel result column, value types, blocks
+//! (each a contiguous range of its function's instructions whose last one is
+//! the terminator), parameters and block orders — and every function owns one
+//! dense run of each ([`FunctionData`]): value `v` is entry `v - value_base` of
+//! its value run, block `b` entry `b - block_base` of its block run, and
+//! instruction `i` entry `i` of its instruction run. Runs keep a vacant state so
+//! text with sparse ids can be represented. What functions share lives here
+//! too: one [`ListPool`] of operand lists, one [`StringTable`], one
+//! [`TypeTable`], the constants, globals and declarations. All questions about
+//! values, blocks and instructions go through the [`Function`] view, a set of
+//! slices taken once per function. A finished module holds about 28 heap bytes
+//! per instruction (see `BENCHMARKS.md`); `docs/ir-editing.md` explains the
+//! layout and how edited functions are written back (`edit/`).
 
 use crate::build_error::BuildError;
 use crate::const_expr::ConstExpr;

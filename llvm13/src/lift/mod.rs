@@ -1,9 +1,9 @@
 //! LLVM 1.x bytecode to Whale IR (the table in `docs/llvm13.md`, "Whale mapping").
 //!
 //! The format layer reads the bytes into its model; this module maps the model's types, globals and functions, and
-//! [`body`] each function body, through the hidden `ir::ModuleAssembler`, then the result is verified. Value and block
-//! ids are numbered module-wide in layout order (parameters, then results), which is the builder's canonical
-//! numbering, so a module written by [`crate::write_whale`] prints as it did. Constructs Whale lacks fail with
+//! [`body`] each function body, through the hidden `ir::ModuleAssembler`, then the result is verified. Bytecode records
+//! no value or block ids, and they are function-scoped: every function's are numbered from zero in layout order
+//! (parameters, then results). Constructs Whale lacks fail with
 //! [`MapError::NoWhaleEquivalent`] naming them and their location.
 
 mod body;
