@@ -139,7 +139,7 @@ impl UseLists {
     }
 }
 
-/// Iterator over a value's users ([`UseLists::users`]).
+/// Iterator over a value's users ([`crate::FunctionEditor::users`]).
 pub struct Users<'a> {
     lists: &'a UseLists,
     at: u32,
