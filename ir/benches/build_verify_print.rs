@@ -5,8 +5,8 @@
 //! Run: `cargo bench -p ir --bench build_verify_print`. Throughput is reported
 //! per Whale instruction (see `workloads.rs` for how the abstract workload maps
 //! onto Whale IR). Verification and printing run on one thread, so the figures
-//! compare with earlier sequential ones; `ir/verify_threads` times the 1M
-//! workloads' verification with 1 and 2 threads side by side.
+//! compare with earlier sequential ones; `ir/verify_threads` and
+//! `ir/print_stream_threads` time the 1M workloads with 1 and 2 threads side by side.
 
 mod workloads;
 
@@ -108,6 +108,19 @@ fn benches(c: &mut Criterion) {
                 let pool = pool(threads);
                 g.bench_function(BenchmarkId::new(name, threads), |b| {
                     b.iter(|| pool.install(|| ir::verify_module(black_box(&module))))
+                });
+            }
+            g.finish();
+            let mut g = c.benchmark_group("ir/print_stream_threads");
+            configure(&mut g);
+            for threads in [1, 2] {
+                let pool = pool(threads);
+                g.bench_function(BenchmarkId::new(name, threads), |b| {
+                    b.iter(|| {
+                        pool.install(|| {
+                            ir::write_module(black_box(&module), ir::TextFormat::Auto, &mut std::io::sink())
+                        })
+                    })
                 });
             }
             g.finish();

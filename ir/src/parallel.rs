@@ -15,15 +15,20 @@ const MIN_PARALLEL_INSTS: usize = 16 * 1024;
 const RUNS_PER_THREAD: usize = 4;
 
 /// The runs of function indices to process as separate tasks (one run when
-/// parallel work would not pay).
+/// parallel work would not pay), about four per thread.
 pub(crate) fn chunks(m: &Module) -> Vec<std::ops::Range<usize>> {
+    let target = m.inst_count().div_ceil(rayon::current_num_threads() * RUNS_PER_THREAD).max(1);
+    runs_of(m, target)
+}
+
+/// Runs of about `target` instructions each (whole functions; one run when
+/// parallel work would not pay).
+pub(crate) fn runs_of(m: &Module, target: usize) -> Vec<std::ops::Range<usize>> {
     let functions = m.function_count();
-    let threads = rayon::current_num_threads();
-    if threads <= 1 || functions < 2 || m.inst_count() < MIN_PARALLEL_INSTS {
+    if rayon::current_num_threads() <= 1 || functions < 2 || m.inst_count() < MIN_PARALLEL_INSTS {
         return std::iter::once(0..functions).collect();
     }
-    let target = m.inst_count().div_ceil(threads * RUNS_PER_THREAD).max(1);
-    let mut runs = Vec::with_capacity(threads * RUNS_PER_THREAD + 1);
+    let mut runs = Vec::with_capacity(m.inst_count() / target.max(1) + 2);
     let (mut start, mut size) = (0, 0);
     for index in 0..functions {
         size += m.function_at(index).inst_count().max(1);

@@ -776,3 +776,37 @@ fn printing_is_deterministic() {
         assert!(texts.windows(2).all(|w| w[0] == w[1]));
     }
 }
+
+/// Printing splits large multi-function modules between threads; the text is
+/// the sequential one, through `print_module` and streamed through `write_module`.
+#[test]
+fn parallel_printing_writes_the_sequential_text() {
+    let mut mb = builder();
+    for k in 0..500 {
+        let mut f = mb.begin_function(&format!("f{k}"), vec![("x".into(), Type::I64)], Type::I64);
+        let x = f.param_value(0);
+        let mut v = x;
+        for j in 0..60 {
+            let c = f.const_i64(j);
+            v = f.add(Type::I64, v, c);
+        }
+        f.ret(Some(v));
+        f.finish();
+    }
+    let m = mb.finish();
+    let print = |threads: usize, format: TextFormat| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let mut streamed = Vec::new();
+            ir::write_module(&m, format, &mut streamed).unwrap();
+            (print_module_with(&m, format), String::from_utf8(streamed).unwrap())
+        })
+    };
+    for format in [TextFormat::Auto, TextFormat::V4] {
+        let (text, streamed) = print(1, format);
+        assert_eq!(streamed, text);
+        for threads in [2, 4] {
+            assert_eq!(print(threads, format), (text.clone(), text.clone()), "{threads} threads");
+        }
+    }
+}

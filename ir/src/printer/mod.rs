@@ -82,6 +82,9 @@ pub fn write_module(module: &Module, format: TextFormat, sink: &mut dyn std::io:
 /// Bytes gathered before [`write_module`] hands them to its sink.
 const CHUNK: usize = 64 * 1024;
 
+/// Instructions per run of functions printed by one task (about 1 MB of text).
+const PARALLEL_RUN: usize = 20 * 1024;
+
 /// Whether format 2 text reproduces `module` exactly (whale-ir §3): its ids
 /// are canonically numbered, its names can be written bare, and it uses only
 /// format-2 instructions (no `uninit`, which format 2 never had).
@@ -150,6 +153,10 @@ impl<'m, 'w> Printer<'m, 'w> {
             TextFormat::V4 => true,
             TextFormat::Auto | TextFormat::V2 => !format2_is_exact(m),
         };
+        Self::with_layout(m, v4, out, sink)
+    }
+
+    fn with_layout(m: &'m Module, v4: bool, out: String, sink: Option<&'w mut dyn std::io::Write>) -> Self {
         Printer {
             m,
             func: None,
@@ -252,10 +259,42 @@ impl<'m, 'w> Printer<'m, 'w> {
             }
             self.out.push('\n');
         }
-        for f in m.functions() {
-            self.function(f);
+        let runs = crate::parallel::runs_of(m, PARALLEL_RUN);
+        if runs.len() == 1 {
+            for f in m.functions() {
+                self.function(f);
+            }
+        } else {
+            self.functions_in_parallel(&runs);
         }
         self.out.push_str("}\n");
+    }
+
+    /// Prints runs of functions on the current thread pool, a window of runs
+    /// at a time, each into a text of its own, and appends the texts in order:
+    /// the output is the sequential one, and a streamed print holds about one
+    /// window of text at a time.
+    fn functions_in_parallel(&mut self, runs: &[std::ops::Range<usize>]) {
+        use rayon::prelude::*;
+        let (m, v4) = (self.m, self.v4);
+        let window = rayon::current_num_threads() * 2;
+        for batch in runs.chunks(window) {
+            let texts: Vec<String> = batch
+                .par_iter()
+                .map(|run| {
+                    let mut printer = Printer::with_layout(m, v4, String::with_capacity(2 * CHUNK), None);
+                    for index in run.clone() {
+                        printer.function(m.function_at(index));
+                    }
+                    printer.settle_lines();
+                    printer.out
+                })
+                .collect();
+            for text in texts {
+                self.out.push_str(&text);
+                self.flush_if_full();
+            }
+        }
     }
 
     fn function(&mut self, f: Function<'m>) {
