@@ -291,6 +291,12 @@ impl<'m> Function<'m> {
         self.value_base
     }
 
+    /// The function's dense value table and the id of its first entry.
+    #[inline]
+    pub(crate) fn value_table(&self) -> (&'m [PackedOption<TypeId>], u32) {
+        (self.value_types, self.value_base)
+    }
+
     /// The values the function defines (parameters and results), by id, with their types.
     pub fn values(&self) -> impl Iterator<Item = (ValueId, TypeId)> + 'm {
         let base = self.value_base;

@@ -18,7 +18,7 @@ mod line;
 
 use crate::const_expr::ConstExpr;
 use crate::constant::ConstValue;
-use crate::entity::{BlockId, FunctionId, TypeId, ValueId};
+use crate::entity::{BlockId, FunctionId, PackedOption, TypeId, ValueId};
 use crate::inst::InstData;
 use crate::module::{Function, Module};
 use crate::opcode::{CmpOp, FCmpPred, ICmpPred, Opcode};
@@ -94,7 +94,7 @@ pub fn format2_is_exact(module: &Module) -> bool {
             is_bare_name(f.name)
                 && f.params.iter().all(|p| is_bare_name(module.str(p.name)))
                 && f.blocks.iter().all(|&b| is_bare_name(f.block_name(b)))
-                && !f.insts().iter().any(|data| data.opcode() == Opcode::Uninit)
+                && !f.insts().iter().any(|data| matches!(data, InstData::Memory { op: Opcode::Uninit, .. }))
         })
         && module.globals().all(|g| is_bare_name(g.name))
 }
@@ -129,8 +129,9 @@ pub fn push_quoted(out: &mut String, s: &str) {
 
 struct Printer<'m, 'w> {
     m: &'m Module,
-    /// The function being printed (its value ids are scoped to it).
-    func: Option<Function<'m>>,
+    /// The value types of the function being printed, from its value base
+    /// (its value ids are scoped to it).
+    value_types: (&'m [PackedOption<TypeId>], u32),
     out: String,
     /// Where full chunks go ([`write_module`]); `None` keeps everything in `out`.
     sink: Option<&'w mut dyn std::io::Write>,
@@ -159,7 +160,7 @@ impl<'m, 'w> Printer<'m, 'w> {
     fn with_layout(m: &'m Module, v4: bool, out: String, sink: Option<&'w mut dyn std::io::Write>) -> Self {
         Printer {
             m,
-            func: None,
+            value_types: (&[], 0),
             out,
             sink,
             error: None,
@@ -299,7 +300,7 @@ impl<'m, 'w> Printer<'m, 'w> {
 
     fn function(&mut self, f: Function<'m>) {
         let m = self.m;
-        self.func = Some(f);
+        self.value_types = f.value_table();
         self.out.push_str("  fn ");
         if self.v4 {
             self.func_ref(f.id);
@@ -633,7 +634,9 @@ impl<'m, 'w> Printer<'m, 'w> {
 
     #[inline]
     fn value_ty(&mut self, v: ValueId) {
-        self.opt_ty(self.func.and_then(|f| f.value_type(v)));
+        let (types, base) = self.value_types;
+        let ty = types.get(v.as_u32().wrapping_sub(base) as usize).and_then(|t| t.expand());
+        self.opt_ty(ty);
     }
 
     #[inline]
