@@ -8,6 +8,11 @@
 //! 2 usage errors (clap's convention) and a missing build feature, 141 when
 //! standard output's reader went away (`docs/cli.md`).
 
+/// The binary's allocator (the libraries keep the caller's): see the `mimalloc` feature.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod cli_error;
 mod commands;
 mod console;
