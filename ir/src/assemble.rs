@@ -24,9 +24,9 @@ use crate::entity::{
     TypeId, ValueId,
 };
 use crate::inst::InstData;
-use crate::local_ids::LocalIds;
+use crate::local_ids::{LocalIds, SpanBudget};
 use crate::module::{
-    encode_const, BlockData, ConstDeclData, DeclData, FunctionData, GlobalData, Linkage, Module, Param, Span,
+    encode_const, BlockData, ConstDeclData, DeclData, FunctionData, GlobalData, LaidOut, Linkage, Module, Param, Span,
 };
 use crate::target::DataLayout;
 use crate::types::TypeTable;
@@ -77,8 +77,8 @@ pub struct ModuleAssembler {
     /// The open function's values and blocks.
     values: LocalIds<TypeId>,
     blocks: LocalIds<BlockData>,
-    /// Entries the laid-out tables may still take (see the module documentation).
-    span_budget: u64,
+    /// Vacant entries the laid-out tables may still take (see the module documentation).
+    span_budget: SpanBudget,
 }
 
 impl ModuleAssembler {
@@ -93,7 +93,7 @@ impl ModuleAssembler {
             func_first_inst: 0,
             values: LocalIds::default(),
             blocks: LocalIds::default(),
-            span_budget: 2 * (u64::from(max_id) + 1),
+            span_budget: SpanBudget::new(max_id),
         }
     }
 
@@ -327,24 +327,14 @@ impl ModuleAssembler {
     pub fn end_function(&mut self) -> Result<(), AssembleError> {
         let Some(func) = self.func.take() else { return Ok(()) };
         self.close_block();
-        let spans = u64::from(self.values.span().1) + u64::from(self.blocks.span().1);
-        let defined = (self.values.len() + self.blocks.len()) as u64;
-        // Each function may span its own ids for free; the gaps draw on the budget.
-        self.span_budget = self
-            .span_budget
-            .checked_sub(spans - defined)
-            .ok_or(AssembleError::TooSparse { limit: 2 * (u64::from(self.max_id) + 1) })?;
+        let budget = &mut self.span_budget;
+        budget.charge(&self.values, &self.blocks).map_err(|()| AssembleError::TooSparse { limit: budget.limit() })?;
         let m = &mut self.m;
         let (value_start, block_start) = (m.value_types.len(), m.blocks.len());
         let value_base = self.values.lay_out(&mut m.value_types, PackedOption::some, PackedOption::NONE);
         let block_base = self.blocks.lay_out(&mut m.blocks, |b| b, BlockData::VACANT);
-        let f = &mut m.functions[func];
-        f.order.len = m.block_order.len() as u32 - f.order.start;
-        f.insts = Span::until(self.func_first_inst, m.insts.len());
-        f.values = Span::until(value_start, m.value_types.len());
-        f.value_base = value_base;
-        f.blocks = Span::until(block_start, m.blocks.len());
-        f.block_base = block_base;
+        let first_inst = self.func_first_inst;
+        m.close_function_runs(func, LaidOut { first_inst, value_start, value_base, block_start, block_base });
         Ok(())
     }
 

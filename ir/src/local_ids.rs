@@ -17,6 +17,35 @@
 //! so that many functions with sparse ids cannot make the module's tables much
 //! larger than the input.
 
+/// How many vacant entries the laid-out runs of all functions may still take:
+/// each function spans its own ids for free, the gaps between them draw on a
+/// budget of twice the reader's id limit (see the module documentation).
+pub(crate) struct SpanBudget {
+    left: u64,
+    limit: u64,
+}
+
+impl SpanBudget {
+    /// The budget of a reader that refuses ids above `max_id`.
+    pub fn new(max_id: u32) -> Self {
+        let limit = 2 * (u64::from(max_id) + 1);
+        SpanBudget { left: limit, limit }
+    }
+
+    /// The budget as it was given.
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// Charges the gaps of the open function's tables; `Err` when over budget.
+    pub fn charge<A: Copy, B: Copy>(&mut self, values: &LocalIds<A>, blocks: &LocalIds<B>) -> Result<(), ()> {
+        let spans = u64::from(values.span().1) + u64::from(blocks.span().1);
+        let gaps = spans - (values.len() + blocks.len()) as u64;
+        self.left = self.left.checked_sub(gaps).ok_or(())?;
+        Ok(())
+    }
+}
+
 /// One function's definitions by raw id.
 pub(crate) struct LocalIds<T: Copy> {
     /// In order: the definitions of ids `base..base + run.len()`.

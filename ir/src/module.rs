@@ -412,7 +412,29 @@ pub struct ConstDecl<'m> {
     pub value: ConstValue,
 }
 
+/// Where a reader laid out a function's tables (see `local_ids.rs`): the runs
+/// start here and end at the tables' current ends.
+pub(crate) struct LaidOut {
+    pub first_inst: usize,
+    pub value_start: usize,
+    pub value_base: u32,
+    pub block_start: usize,
+    pub block_base: u32,
+}
+
 impl Module {
+    /// Completes function `func`'s record after a reader laid out its tables:
+    /// its block order, instructions, values and blocks run to the tables' ends.
+    pub(crate) fn close_function_runs(&mut self, func: usize, at: LaidOut) {
+        let f = &mut self.functions[func];
+        f.order.len = self.block_order.len() as u32 - f.order.start;
+        f.insts = Span::until(at.first_inst, self.insts.len());
+        f.values = Span::until(at.value_start, self.value_types.len());
+        f.value_base = at.value_base;
+        f.blocks = Span::until(at.block_start, self.blocks.len());
+        f.block_base = at.block_base;
+    }
+
     pub(crate) fn empty(target: String, data_layout: DataLayout) -> Self {
         Module {
             target,

@@ -45,9 +45,10 @@ use crate::entity::{
 };
 use crate::inst::InstData;
 use crate::limits::{IrLimits, LimitError, Resource};
-use crate::local_ids::LocalIds;
+use crate::local_ids::{LocalIds, SpanBudget};
 use crate::module::{
-    encode_const, BlockData, ConstDeclData, DeclData, FunctionData, GlobalData, Linkage, Module, Param, Span, VACANT,
+    encode_const, BlockData, ConstDeclData, DeclData, FunctionData, GlobalData, LaidOut, Linkage, Module, Param, Span,
+    VACANT,
 };
 use crate::opcode::{CmpOp, FCmpPred, ICmpPred, Opcode, ResultRule, Shape};
 use crate::target::{DataLayout, Endian};
@@ -243,9 +244,9 @@ struct Parser<'a> {
     /// label's offset), by their function-scoped ids.
     local_values: LocalIds<TypeId>,
     local_blocks: LocalIds<(BlockData, u32)>,
-    /// Entries the laid-out id tables may still take beyond the ids defined
-    /// (sparse ids must not make the tables much larger than the text).
-    span_budget: u64,
+    /// Vacant entries the laid-out id tables may still take (sparse ids must
+    /// not make the tables much larger than the text).
+    span_budget: SpanBudget,
     /// The open function's first instruction in the module's table.
     func_first_inst: usize,
     /// Whether `map.insts` is kept.
@@ -467,7 +468,7 @@ impl<'a> Parser<'a> {
             map: SourceMap::default(),
             local_values: LocalIds::default(),
             local_blocks: LocalIds::default(),
-            span_budget: 2 * (u64::from(limits.largest_id_for(src.len())) + 1),
+            span_budget: SpanBudget::new(limits.largest_id_for(src.len())),
             func_first_inst: 0,
             record_insts: false,
             values: 0,
@@ -1014,11 +1015,8 @@ impl<'a> Parser<'a> {
     fn lay_out_function(&mut self, at: u32) -> PResult<Option<u32>> {
         let (value_base, value_span) = self.local_values.span();
         let (_, block_span) = self.local_blocks.span();
-        let gaps =
-            u64::from(value_span) + u64::from(block_span) - (self.local_values.len() + self.local_blocks.len()) as u64;
-        match self.span_budget.checked_sub(gaps) {
-            Some(left) => self.span_budget = left,
-            None => return self.limit(at, Resource::Id, u64::from(self.max_id)),
+        if self.span_budget.charge(&self.local_values, &self.local_blocks).is_err() {
+            return self.limit(at, Resource::Id, u64::from(self.max_id));
         }
         let highest = (value_span > 0).then(|| value_base + value_span - 1);
         let m = &mut self.m;
@@ -1034,13 +1032,9 @@ impl<'a> Parser<'a> {
             blocks[k] = data;
             offsets[k] = at;
         });
-        let f = &mut m.functions[self.func as usize];
-        f.order.len = m.block_order.len() as u32 - f.order.start;
-        f.insts = Span::until(self.func_first_inst, m.insts.len());
-        f.values = Span::until(value_start, m.value_types.len());
-        f.value_base = value_base;
-        f.blocks = Span::until(block_start, m.blocks.len());
-        f.block_base = block_base;
+        let first_inst = self.func_first_inst;
+        let at = LaidOut { first_inst, value_start, value_base, block_start, block_base };
+        m.close_function_runs(self.func as usize, at);
         Ok(highest)
     }
 
