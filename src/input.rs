@@ -49,8 +49,18 @@ pub fn detect(bytes: &[u8]) -> InputKind {
 /// Reads `path` and builds its module (lowering AST JSON for `target`), verifying
 /// unless `verify` is false (IR text is always verified by the reader).
 pub fn load_module(path: &Path, target: &str, verify: bool) -> Result<Module, CliError> {
+    load_module_in_family(path, target, verify).map(|(module, _)| module)
+}
+
+/// [`load_module`], with the text layout that keeps the input's family when
+/// the module is printed (whale-ir §3): format-3/4 text prints as format 4,
+/// everything else as [`ir::print_module`] decides.
+pub fn load_module_in_family(path: &Path, target: &str, verify: bool) -> Result<(Module, ir::TextFormat), CliError> {
     let bytes = read_input(path)?;
-    load_module_from_bytes(&bytes, path, target, verify)
+    let module = load_module_from_bytes(&bytes, path, target, verify)?;
+    let explicit_ids = detect(&bytes) == InputKind::IrText
+        && std::str::from_utf8(&bytes).ok().and_then(ir::parser::text_format_version).is_some_and(|v| v >= 3);
+    Ok((module, if explicit_ids { ir::TextFormat::V4 } else { ir::TextFormat::Auto }))
 }
 
 /// Builds the module of input `bytes` read from `path` (see [`load_module`]).

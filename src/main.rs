@@ -8,6 +8,11 @@
 //! 2 usage errors (clap's convention) and a missing build feature, 141 when
 //! standard output's reader went away (`docs/cli.md`).
 
+/// The binary's allocator (the libraries keep the caller's): see the `mimalloc` feature.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod cli_error;
 mod commands;
 mod console;
@@ -32,6 +37,10 @@ struct Cli {
     /// for binary inputs); the text readers' count limits scale with it.
     #[arg(long, global = true, value_name = "BYTES")]
     max_input_bytes: Option<usize>,
+    /// Threads for per-function work such as verification (default: $WHALE_THREADS, else one per core; 1 is
+    /// sequential). Output never depends on it.
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -146,9 +155,10 @@ struct PrintArgs {
     /// Write the IR to this file (atomically) instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: Option<PathBuf>,
-    /// Text format version to write (2: format 2 when exact, else 4; 4: always format 4).
-    #[arg(long, default_value = "2", value_parser = ["2", "4"])]
-    format: String,
+    /// Text format version to write (2: format 2 when exact, else 4; 4: always format 4). Default: the input's
+    /// family (format-3/4 text prints as format 4, other inputs as with 2).
+    #[arg(long, value_parser = ["2", "4"])]
+    format: Option<String>,
 }
 
 /// Arguments of `whale ir run`.
@@ -187,6 +197,9 @@ fn main() -> ExitCode {
     if let Some(limit) = cli.max_input_bytes {
         io::set_max_input_bytes(limit);
     }
+    if let Err(error) = configure_threads(cli.threads) {
+        return error.report();
+    }
     let result = match cli.command {
         Command::Ir(IrCommand::Lower(args)) => commands::ir_lower::run(&args),
         Command::Ir(IrCommand::Verify(args)) => commands::ir_verify::run(&args),
@@ -200,6 +213,27 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => error.report(),
     }
+}
+
+/// Sizes the thread pool that per-function work runs on: `--threads`, else
+/// `WHALE_THREADS`, else rayon's default (one thread per core).
+fn configure_threads(flag: Option<u16>) -> Result<(), cli_error::CliError> {
+    let threads = match (flag, std::env::var("WHALE_THREADS")) {
+        (Some(n), _) => usize::from(n),
+        (None, Ok(text)) => match text.trim().parse::<usize>() {
+            Ok(n) if n >= 1 => n,
+            _ => {
+                return Err(cli_error::CliError::failed(format!(
+                    "WHALE_THREADS must be a number of threads ≥ 1, not {text:?}"
+                )))
+            }
+        },
+        (None, Err(_)) => return Ok(()),
+    };
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build_global()
+        .map_err(|e| cli_error::CliError::failed(format!("cannot start {threads} threads: {e}")))
 }
 
 /// Prints clap's help, version or usage error through the console: help and

@@ -58,6 +58,10 @@ fn examples_round_trip() {
         ir::verify_module(module).unwrap();
         round_trip(module);
         round_trip(&renumber(module));
+        let restarted = restart(module);
+        // Every function's values now start at %v40 (its parameters or first result): ids repeat across functions.
+        assert!(restarted.functions().all(|f| f.values().next().is_none_or(|(v, _)| v.as_u32() == 40)));
+        round_trip(&restarted);
     }
 }
 
@@ -66,8 +70,28 @@ fn examples_round_trip() {
 /// Rewrites every `%vN`, `%bN`, `@fN` and `@gN` of the module's format-4 text by injective maps (sparse values and
 /// blocks, reversed function ids, shifted global ids) and reads the text back.
 fn renumber(module: &ir::Module) -> ir::Module {
+    renumber_with(module, false)
+}
+
+/// [`renumber`] with value and block ids restarting in every function: each function's ids start at `%v0`/`%b0`
+/// and become sparse (`%v40, %v42, …`), so every function reuses the others' ids (they are function-scoped).
+fn restart(module: &ir::Module) -> ir::Module {
+    renumber_with(module, true)
+}
+
+fn renumber_with(module: &ir::Module, per_function: bool) -> ir::Module {
     let text = ir::print_module_with(module, ir::TextFormat::V4);
     let functions = module.declarations().len() as u64;
+    // Per function: the lowest value and block id, from the module itself.
+    let lowest: Vec<(u64, u64)> = module
+        .functions()
+        .map(|f| {
+            let low_value = f.values().map(|(v, _)| u64::from(v.as_u32())).min().unwrap_or(0);
+            let low_block = f.blocks.iter().map(|b| u64::from(b.as_u32())).min().unwrap_or(0);
+            (low_value, low_block)
+        })
+        .collect();
+    let mut function = None::<usize>;
     let mut out = String::with_capacity(text.len() + text.len() / 4);
     let bytes = text.as_bytes();
     let mut i = 0;
@@ -90,11 +114,20 @@ fn renumber(module: &ir::Module) -> ir::Module {
         if c == b'"' {
             in_string = true;
         }
+        if text[i..].starts_with("\n  fn ") {
+            function = Some(function.map_or(0, |f| f + 1));
+        }
         let sigil = matches!((c, bytes.get(i + 1)), (b'%', Some(b'v' | b'b')) | (b'@', Some(b'f' | b'g')));
         let digits = bytes[(i + 2).min(bytes.len())..].iter().take_while(|b| b.is_ascii_digit()).count();
         if sigil && digits > 0 {
             let n: u64 = text[i + 2..i + 2 + digits].parse().unwrap();
+            let (low_value, low_block) = match (per_function, function) {
+                (true, Some(f)) => lowest[f],
+                _ => (0, 0),
+            };
             let mapped = match bytes[i + 1] {
+                b'v' if per_function => 2 * (n - low_value) + 40,
+                b'b' if per_function => 3 * (n - low_block) + 10,
                 b'v' => 3 * n + 11,
                 b'b' => 2 * n + 5,
                 b'f' => functions - 1 - n,
@@ -857,6 +890,7 @@ proptest! {
         let module = build(&recipe);
         let bytes = round_trip(&module);
         round_trip(&renumber(&module));
+        round_trip(&restart(&module));
         // The dump attributes every byte exactly once.
         let mut listing = Vec::new();
         fr2e::dump(&bytes, &mut listing).unwrap();
@@ -955,9 +989,9 @@ fn recipes_cover_every_instruction() {
     let mut tags = std::collections::BTreeSet::new();
     for _ in 0..64 {
         let recipe = module().new_tree(&mut runner).unwrap().current();
-        for m in [build(&recipe), renumber(&build(&recipe))] {
-            for i in 0..m.inst_count() {
-                seen.insert(m.inst(ir::InstId::from_u32(i as u32)).opcode());
+        for m in [build(&recipe), renumber(&build(&recipe)), restart(&build(&recipe))] {
+            for f in m.functions() {
+                seen.extend(f.insts().iter().map(|data| data.opcode()));
             }
             let image = Image::read(&fr2e::write_module(&m)).unwrap();
             for entry in &image.globals {

@@ -77,9 +77,10 @@ pub(crate) fn compile(m: &Module, shapes: &Shapes) -> Program {
         m,
         shapes,
         p,
-        slot_of: vec![NONE; m.value_id_bound()],
-        uses: vec![0; m.value_id_bound()],
-        block_local: vec![NONE; m.block_id_bound()],
+        func: None,
+        slot_of: Vec::new(),
+        uses: Vec::new(),
+        block_local: Vec::new(),
         stamp: Vec::new(),
     };
     for f in m.functions() {
@@ -93,6 +94,10 @@ struct Compiler<'a> {
     m: &'a Module,
     shapes: &'a Shapes,
     p: Program,
+    /// The function being translated (value, block and instruction ids are scoped to it).
+    func: Option<Function<'a>>,
+    /// Scratch tables by raw value and block id, grown to cover each function's
+    /// ids and reset after it.
     slot_of: Vec<u32>,
     uses: Vec<u32>,
     block_local: Vec<u32>,
@@ -121,8 +126,23 @@ struct FnState {
     aliased: Vec<ValueId>,
 }
 
-impl Compiler<'_> {
-    fn function(&mut self, f: &Function<'_>) {
+impl<'a> Compiler<'a> {
+    /// The function being translated.
+    fn f(&self) -> Result<Function<'a>, Fail> {
+        self.func.ok_or_else(|| "no function is being translated".to_string())
+    }
+
+    fn function(&mut self, f: &Function<'a>) {
+        self.func = Some(*f);
+        let values = f.value_base() as usize + f.value_slots();
+        if self.slot_of.len() < values {
+            self.slot_of.resize(values, NONE);
+            self.uses.resize(values, 0);
+        }
+        let blocks = f.blocks.iter().map(|b| b.as_u32() as usize + 1).max().unwrap_or(0);
+        if self.block_local.len() < blocks {
+            self.block_local.resize(blocks, NONE);
+        }
         let func_index = self.p.funcs.len() as u32;
         let code_start = self.p.code.len();
         self.p.funcs.push(FuncInfo {
@@ -150,7 +170,7 @@ impl Compiler<'_> {
             aliased: Vec::new(),
         };
         let result = self.try_function(f, &mut st);
-        // Reset the module-wide scratch tables this function touched.
+        // Reset the scratch tables (by raw id, shared by all functions) this function touched.
         for v in st.values.drain(..) {
             if let Some(s) = self.slot_of.get_mut(ix(v)) {
                 *s = NONE;
@@ -189,7 +209,7 @@ impl Compiler<'_> {
     }
 
     fn ty(&self, v: ValueId) -> Result<TypeId, Fail> {
-        self.m.value_type(v).ok_or_else(|| format!("{v} has no type"))
+        self.f()?.value_type(v).ok_or_else(|| format!("{v} has no type"))
     }
 
     fn slot(&self, v: ValueId) -> Result<u32, Fail> {
@@ -220,7 +240,7 @@ impl Compiler<'_> {
     fn try_function(&mut self, f: &Function<'_>, st: &mut FnState) -> Result<(), Fail> {
         let m = self.m;
         for (local, &b) in f.blocks.iter().enumerate() {
-            if !m.has_block(b) || m.block_function(b) != Some(f.index) {
+            if !f.has_block(b) {
                 return Err(format!("block {b} does not belong to the function"));
             }
             if let Some(l) = self.block_local.get_mut(b.as_u32() as usize) {
@@ -229,8 +249,8 @@ impl Compiler<'_> {
         }
         // ---- slots -------------------------------------------------------------
         for &b in f.blocks {
-            for inst in m.block_insts(b) {
-                m.inst(inst).for_each_value(m.pool(), |v| {
+            for inst in f.block_insts(b) {
+                f.inst(inst).for_each_value(m.pool(), |v| {
                     if let Some(u) = self.uses.get_mut(ix(v)) {
                         *u = u.saturating_add(1);
                     }
@@ -246,9 +266,9 @@ impl Compiler<'_> {
         }
         st.const_slot = next as u32;
         for &b in f.blocks {
-            for inst in m.block_insts(b) {
-                if is_constant(m.inst(inst)) {
-                    if let Some(v) = m.inst_result(inst) {
+            for inst in f.block_insts(b) {
+                if is_constant(f.inst(inst)) {
+                    if let Some(v) = f.inst_result(inst) {
                         let ty = self.ty(v)?;
                         self.assign(st, v, ty, &mut next)?;
                     }
@@ -259,12 +279,12 @@ impl Compiler<'_> {
         let mut max_phi_slots = 0u64;
         for &b in f.blocks {
             let mut phi_slots = 0u64;
-            for inst in m.block_insts(b) {
-                let data = m.inst(inst);
+            for inst in f.block_insts(b) {
+                let data = f.inst(inst);
                 if is_constant(data) {
                     continue;
                 }
-                if let Some(v) = m.inst_result(inst) {
+                if let Some(v) = f.inst_result(inst) {
                     let ty = self.ty(v)?;
                     if matches!(data, InstData::Phi { .. }) {
                         phi_slots += u64::from(self.slots(ty)?);
@@ -290,7 +310,7 @@ impl Compiler<'_> {
         }
         st.template = vec![0; (const_end - u64::from(st.const_slot)) as usize];
         for &b in f.blocks {
-            for inst in m.block_insts(b) {
+            for inst in f.block_insts(b) {
                 self.constant(st, inst)?;
             }
         }
@@ -298,7 +318,7 @@ impl Compiler<'_> {
         st.phi_count = f
             .blocks
             .iter()
-            .map(|&b| m.block_insts(b).take_while(|&i| matches!(m.inst(i), InstData::Phi { .. })).count() as u32)
+            .map(|&b| f.block_insts(b).take_while(|&i| matches!(f.inst(i), InstData::Phi { .. })).count() as u32)
             .collect();
         for (local, &b) in f.blocks.iter().enumerate() {
             self.block(st, local as u32, b)?;
@@ -356,32 +376,32 @@ impl Compiler<'_> {
         let m = self.m;
         let mut chosen = Vec::new();
         for &b in f.blocks {
-            let insts: Vec<InstId> = m.block_insts(b).collect();
+            let insts: Vec<InstId> = f.block_insts(b).collect();
             let Some(&last) = insts.last() else { continue };
-            let InstData::Br { dest } = *m.inst(last) else { continue };
-            let phis: Vec<(ValueId, ValueId)> = m
+            let InstData::Br { dest } = *f.inst(last) else { continue };
+            let phis: Vec<(ValueId, ValueId)> = f
                 .block_insts(dest)
-                .map_while(|i| match *m.inst(i) {
+                .map_while(|i| match *f.inst(i) {
                     InstData::Phi { inputs } => Some((i, inputs)),
                     _ => None,
                 })
                 .filter_map(|(i, inputs)| {
                     let input = m.list(inputs).chunks_exact(2).find(|pair| pair[1] == b.as_u32())?[0];
-                    Some((m.inst_result(i)?, ValueId::from_u32(input)))
+                    Some((f.inst_result(i)?, ValueId::from_u32(input)))
                 })
                 .collect();
             for &(phi, value) in &phis {
                 if self.uses.get(ix(value)) != Some(&1) {
                     continue;
                 }
-                let Some(def) = insts.iter().position(|&i| m.inst_result(i) == Some(value)) else { continue };
-                let data = m.inst(insts[def]);
+                let Some(def) = insts.iter().position(|&i| f.inst_result(i) == Some(value)) else { continue };
+                let data = f.inst(insts[def]);
                 if is_constant(data) || matches!(data, InstData::Phi { .. }) {
                     continue;
                 }
                 let mut used_later = phis.iter().any(|&(other, input)| other != phi && input == phi);
                 for &i in &insts[def + 1..] {
-                    m.inst(i).for_each_value(m.pool(), |v| used_later |= v == phi);
+                    f.inst(i).for_each_value(m.pool(), |v| used_later |= v == phi);
                 }
                 if used_later || self.ty(phi)? != self.ty(value)? {
                     continue;
@@ -408,12 +428,11 @@ impl Compiler<'_> {
         st: &mut FnState,
         coalesced: &[(ValueId, ValueId)],
     ) -> Result<Vec<(ValueId, ValueId)>, Fail> {
-        let m = self.m;
         // Values whose slot is written by something other than their definition.
         let mut rewritten: Vec<ValueId> = coalesced.iter().flat_map(|&(v, p)| [v, p]).collect();
         for &b in f.blocks {
-            for inst in m.block_insts(b) {
-                if let (InstData::Phi { .. }, Some(v)) = (m.inst(inst), m.inst_result(inst)) {
+            for inst in f.block_insts(b) {
+                if let (InstData::Phi { .. }, Some(v)) = (f.inst(inst), f.inst_result(inst)) {
                     rewritten.push(v);
                 }
             }
@@ -421,9 +440,9 @@ impl Compiler<'_> {
         rewritten.sort_unstable();
         let mut chosen = Vec::new();
         for &b in f.blocks {
-            for inst in m.block_insts(b) {
-                let InstData::Cast { op, arg } = *m.inst(inst) else { continue };
-                let Some(result) = m.inst_result(inst) else { continue };
+            for inst in f.block_insts(b) {
+                let InstData::Cast { op, arg } = *f.inst(inst) else { continue };
+                let Some(result) = f.inst_result(inst) else { continue };
                 if rewritten.binary_search(&arg).is_ok() || self.slot_of.get(ix(result)) != Some(&NONE) {
                     continue;
                 }
@@ -485,9 +504,9 @@ impl Compiler<'_> {
 
     /// Writes the template slots of a constant-like instruction.
     fn constant(&mut self, st: &mut FnState, inst: InstId) -> Result<(), Fail> {
-        let m = self.m;
-        let data = m.inst(inst);
-        let Some(v) = m.inst_result(inst) else { return Ok(()) };
+        let (m, f) = (self.m, self.f()?);
+        let data = f.inst(inst);
+        let Some(v) = f.inst_result(inst) else { return Ok(()) };
         let slots = match *data {
             InstData::Const { .. } | InstData::ConstWide { .. } => {
                 let value = m.const_payload(data).ok_or("missing constant payload")?;
@@ -508,7 +527,7 @@ impl Compiler<'_> {
     /// The constant integer value of `v` if a constant of this function defines it
     /// (constant slots are exactly the template's range).
     fn const_int(&self, st: &FnState, v: ValueId) -> Option<i128> {
-        let int = self.shapes.kind(self.m.value_type(v)?)?.int()?;
+        let int = self.shapes.kind(self.func?.value_type(v)?)?.int()?;
         let at = self.slot(v).ok()?.checked_sub(st.const_slot)? as usize;
         let lo = *st.template.get(at)?;
         Some(if int.bits == 128 {
@@ -526,13 +545,13 @@ impl Compiler<'_> {
     }
 
     fn block(&mut self, st: &mut FnState, local: u32, b: BlockId) -> Result<(), Fail> {
-        let m = self.m;
+        let f = self.f()?;
         st.block_pc.push(self.p.code.len() as u32);
         let site_base = self.p.sites.len() as u32;
         st.block_site.push(site_base);
-        let insts: Vec<InstId> = m.block_insts(b).collect();
+        let insts: Vec<InstId> = f.block_insts(b).collect();
         for (k, &inst) in insts.iter().enumerate() {
-            self.p.sites.push(Site { function: st.id, block: b, inst: k as u32, value: m.inst_result(inst) });
+            self.p.sites.push(Site { function: st.id, block: b, inst: k as u32, value: f.inst_result(inst) });
         }
         let phis = st.phi_count.get(local as usize).copied().unwrap_or(0) as usize;
         let mut pending = 0u32;
@@ -540,9 +559,9 @@ impl Compiler<'_> {
         let mut last_cmp: Option<(u32, u32, ValueId)> = None;
         let mut last_gep: Option<(u32, u32, ValueId)> = None;
         for (k, &inst) in insts.iter().enumerate().skip(phis) {
-            let data = *m.inst(inst);
+            let data = *f.inst(inst);
             let site = site_base + k as u32;
-            if is_constant(&data) || m.inst_result(inst).is_some_and(|v| st.aliased.binary_search(&v).is_ok()) {
+            if is_constant(&data) || f.inst_result(inst).is_some_and(|v| st.aliased.binary_search(&v).is_ok()) {
                 pending += 1;
                 continue;
             }
@@ -565,7 +584,7 @@ impl Compiler<'_> {
             }
             if let (Some((pc, cover, gep)), 0) = (last_gep, pending) {
                 if self.uses.get(ix(gep)) == Some(&1) {
-                    if let Some(op) = self.fuse_access(pc, gep, &data, m.inst_result(inst))? {
+                    if let Some(op) = self.fuse_access(pc, gep, &data, f.inst_result(inst))? {
                         self.p.code[pc as usize] = op;
                         self.p.pc_info[pc as usize] = PcInfo { site, cover: cover + 1, after: 0 };
                         last_gep = None;
@@ -593,11 +612,11 @@ impl Compiler<'_> {
             pending = 0;
             let pc = self.emit(op, cover, site);
             last_cmp = match op {
-                Op::Cmp { .. } => m.inst_result(inst).map(|v| (pc, cover, v)),
+                Op::Cmp { .. } => f.inst_result(inst).map(|v| (pc, cover, v)),
                 _ => None,
             };
             last_gep = match op {
-                Op::GepIndex { .. } => m.inst_result(inst).map(|v| (pc, cover, v)),
+                Op::GepIndex { .. } => f.inst_result(inst).map(|v| (pc, cover, v)),
                 _ => None,
             };
             // Branch targets recorded by `inst` learn their op's pc now.
@@ -654,7 +673,7 @@ impl Compiler<'_> {
 
     fn inst(&mut self, st: &mut FnState, local: u32, inst: InstId, data: &InstData) -> Result<Op, Fail> {
         let m = self.m;
-        let result = m.inst_result(inst);
+        let result = self.f()?.inst_result(inst);
         let dst = match result {
             Some(v) => self.slot(v)?,
             None => 0,
@@ -1188,15 +1207,15 @@ impl Compiler<'_> {
     /// Emits the moves that assign `succ`'s phis on the edge from `pred` (cover
     /// 0: their steps are charged when control enters `succ`).
     fn edge_moves(&mut self, st: &FnState, pred: u32, succ: u32, site: u32) -> Result<(), Fail> {
-        let m = self.m;
+        let (m, f) = (self.m, self.f()?);
         let phis = st.phi_count.get(succ as usize).copied().unwrap_or(0);
         let pred_block = *st.blocks.get(pred as usize).ok_or("unknown predecessor")?;
         let succ_block = *st.blocks.get(succ as usize).ok_or("unknown successor")?;
         let mut moves: Vec<(u32, u32)> = Vec::new();
         let mut missing = false;
-        for inst in m.block_insts(succ_block).take(phis as usize) {
-            let InstData::Phi { inputs } = *m.inst(inst) else { continue };
-            let Some(result) = m.inst_result(inst) else { continue };
+        for inst in f.block_insts(succ_block).take(phis as usize) {
+            let InstData::Phi { inputs } = *f.inst(inst) else { continue };
+            let Some(result) = f.inst_result(inst) else { continue };
             let input = m.list(inputs).chunks_exact(2).find(|pair| pair[1] == pred_block.as_u32()).map(|p| p[0]);
             let Some(input) = input else {
                 missing = true;

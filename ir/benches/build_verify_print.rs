@@ -4,7 +4,9 @@
 //!
 //! Run: `cargo bench -p ir --bench build_verify_print`. Throughput is reported
 //! per Whale instruction (see `workloads.rs` for how the abstract workload maps
-//! onto Whale IR).
+//! onto Whale IR). Verification and printing run on one thread, so the figures
+//! compare with earlier sequential ones; `ir/verify_threads` and
+//! `ir/print_stream_threads` time the 1M workloads with 1 and 2 threads side by side.
 
 mod workloads;
 
@@ -70,6 +72,8 @@ fn report_heap() {
 
 fn benches(c: &mut Criterion) {
     report_heap();
+    let pool = |threads| rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
+    let sequential = pool(1);
     for (name, size, make) in cases() {
         let module = make(size);
         ir::verify_module(&module).expect("workload verifies");
@@ -93,18 +97,48 @@ fn benches(c: &mut Criterion) {
         g.finish();
         let mut g = c.benchmark_group("ir/verify");
         configure(&mut g);
-        g.bench_function(BenchmarkId::from_parameter(name), |b| b.iter(|| ir::verify_module(black_box(&module))));
+        g.bench_function(BenchmarkId::from_parameter(name), |b| {
+            b.iter(|| sequential.install(|| ir::verify_module(black_box(&module))))
+        });
         g.finish();
+        if big {
+            let mut g = c.benchmark_group("ir/verify_threads");
+            configure(&mut g);
+            for threads in [1, 2] {
+                let pool = pool(threads);
+                g.bench_function(BenchmarkId::new(name, threads), |b| {
+                    b.iter(|| pool.install(|| ir::verify_module(black_box(&module))))
+                });
+            }
+            g.finish();
+            let mut g = c.benchmark_group("ir/print_stream_threads");
+            configure(&mut g);
+            for threads in [1, 2] {
+                let pool = pool(threads);
+                g.bench_function(BenchmarkId::new(name, threads), |b| {
+                    b.iter(|| {
+                        pool.install(|| {
+                            ir::write_module(black_box(&module), ir::TextFormat::Auto, &mut std::io::sink())
+                        })
+                    })
+                });
+            }
+            g.finish();
+        }
         let mut g = c.benchmark_group("ir/print");
         configure(&mut g);
-        g.bench_function(BenchmarkId::from_parameter(name), |b| b.iter(|| ir::print_module(black_box(&module))));
+        g.bench_function(BenchmarkId::from_parameter(name), |b| {
+            b.iter(|| sequential.install(|| ir::print_module(black_box(&module))))
+        });
         g.finish();
         // The same text streamed in chunks (what `whale ir print` does): no
         // module-sized buffer, so no fresh pages per print.
         let mut g = c.benchmark_group("ir/print_stream");
         configure(&mut g);
         g.bench_function(BenchmarkId::from_parameter(name), |b| {
-            b.iter(|| ir::write_module(black_box(&module), ir::TextFormat::Auto, &mut std::io::sink()))
+            b.iter(|| {
+                sequential.install(|| ir::write_module(black_box(&module), ir::TextFormat::Auto, &mut std::io::sink()))
+            })
         });
         g.finish();
     }

@@ -5,7 +5,9 @@
 //! order exactly as stored — without the builder's automatic numbering. [`ModuleAssembler`] is that small door: it
 //! appends globals, declarations, bodies, blocks and instructions in storage order, refuses ids above a caller-given
 //! limit *before* growing an id-indexed table (so a short input cannot make the tables huge), and refuses a value or
-//! block defined twice. Everything else (types, operands, terminators) is left to [`crate::verify_module`], which the
+//! block defined twice in one function. Value and block ids are scoped to their function (`local_ids.rs`): each
+//! function's tables are laid out when it ends, and the span of ids all functions' tables cover together is bounded
+//! by the id limit plus the number of ids defined, so sparse ids cannot make the tables much larger than the input. Everything else (types, operands, terminators) is left to [`crate::verify_module`], which the
 //! caller runs on the finished module, exactly as the text reader does.
 //!
 //! Branch targets may refer to blocks that appear later in the input, so an instruction may carry *placeholder*
@@ -22,8 +24,9 @@ use crate::entity::{
     TypeId, ValueId,
 };
 use crate::inst::InstData;
+use crate::local_ids::{LocalIds, SpanBudget};
 use crate::module::{
-    encode_const, BlockData, ConstDeclData, DeclData, FunctionData, GlobalData, Linkage, Module, Param, VACANT,
+    encode_const, BlockData, ConstDeclData, DeclData, FunctionData, GlobalData, LaidOut, Linkage, Module, Param, Span,
 };
 use crate::target::DataLayout;
 use crate::types::TypeTable;
@@ -53,6 +56,12 @@ pub enum AssembleError {
     /// A placeholder block operand that [`ModuleAssembler::resolve_block_operands`] could not resolve.
     #[error("block operand {0} names no block of the function")]
     UnresolvedBlock(u32),
+    /// The functions' ids are so sparse that their tables together would span more than the limit allows.
+    #[error("value and block ids too sparse: the functions' id tables would span more than {limit} entries")]
+    TooSparse {
+        /// The largest total span.
+        limit: u64,
+    },
 }
 
 /// Appends a module's entities in storage order with explicit ids (see the module documentation).
@@ -60,22 +69,31 @@ pub enum AssembleError {
 pub struct ModuleAssembler {
     m: Module,
     max_id: u32,
-    /// Storage index of the open function, or [`VACANT`].
-    func: u32,
+    /// Storage index of the open function.
+    func: Option<usize>,
     current_block: Option<BlockId>,
     /// First instruction of the open function.
     func_first_inst: usize,
+    /// The open function's values and blocks.
+    values: LocalIds<TypeId>,
+    blocks: LocalIds<BlockData>,
+    /// Vacant entries the laid-out tables may still take (see the module documentation).
+    span_budget: SpanBudget,
 }
 
 impl ModuleAssembler {
     /// An empty module; every id above `max_id` will be refused.
     pub fn new(target: &str, data_layout: DataLayout, max_id: u32) -> Self {
+        let max_id = max_id.min(u32::MAX - 1);
         Self {
             m: Module::empty(target.to_string(), data_layout),
-            max_id: max_id.min(u32::MAX - 1),
-            func: VACANT,
+            max_id,
+            func: None,
             current_block: None,
             func_first_inst: 0,
+            values: LocalIds::default(),
+            blocks: LocalIds::default(),
+            span_budget: SpanBudget::new(max_id),
         }
     }
 
@@ -168,16 +186,10 @@ impl ModuleAssembler {
         Ok(())
     }
 
+    #[inline]
     fn define_value(&mut self, value: ValueId, ty: TypeId) -> Result<(), AssembleError> {
         self.check_id("value", value.as_u32())?;
-        let slots = &mut self.m.value_types;
-        if slots.len() <= value.index() {
-            slots.resize(value.index() + 1, PackedOption::NONE);
-        } else if slots[value.index()].is_some() {
-            return Err(AssembleError::DuplicateValue(value));
-        }
-        slots[value.index()] = PackedOption::some(ty);
-        Ok(())
+        self.values.define(value.as_u32(), ty).map_err(|()| AssembleError::DuplicateValue(value))
     }
 
     /// Opens the body of function `id` (closing any open one) with its parameters `(value, name, type)`.
@@ -189,44 +201,45 @@ impl ModuleAssembler {
         entry: BlockId,
         params: &[(ValueId, StrId, TypeId)],
     ) -> Result<(), AssembleError> {
-        self.end_function();
+        self.end_function()?;
+        self.values.clear();
+        self.blocks.clear();
         self.check_id("function", id.as_u32())?;
         self.check_id("block", entry.as_u32())?;
-        let param_start = self.m.params.len() as u32;
+        let param_start = self.m.params.len();
         for &(value, pname, ty) in params {
             self.define_value(value, ty)?;
             self.m.params.push(Param { value, name: pname });
         }
-        self.func = self.m.functions.len() as u32;
+        self.func = Some(self.m.functions.len());
         self.func_first_inst = self.m.insts.len();
-        let order_start = self.m.block_order.len() as u32;
         self.m.functions.push(FunctionData {
             id,
             name,
             ret,
             entry,
-            params: (param_start, params.len() as u32),
-            blocks: (order_start, 0),
+            params: Span::until(param_start, self.m.params.len()),
+            order: Span { start: self.m.block_order.len() as u32, len: 0 },
+            blocks: Span::EMPTY,
+            block_base: 0,
+            insts: Span::EMPTY,
+            values: Span::EMPTY,
+            value_base: 0,
         });
         Ok(())
     }
 
     /// Opens block `id` of the open function; the previous block ends here.
     pub fn begin_block(&mut self, id: BlockId, name: StrId) -> Result<(), AssembleError> {
-        if self.func == VACANT {
+        if self.func.is_none() {
             return Err(AssembleError::NoBlock);
         }
         self.check_id("block", id.as_u32())?;
-        let i = id.index();
-        if i >= self.m.blocks.len() {
-            self.m.blocks.resize(i + 1, BlockData { name, func: VACANT, start: 0, end: 0 });
-        }
-        if self.m.blocks[i].func != VACANT {
-            return Err(AssembleError::DuplicateBlock(id));
-        }
+        let start = (self.m.insts.len() - self.func_first_inst) as u32;
+        self.blocks
+            .define(id.as_u32(), BlockData { name, start, end: start })
+            .map_err(|()| AssembleError::DuplicateBlock(id))?;
         self.close_block();
-        let start = self.m.insts.len() as u32;
-        self.m.blocks[i] = BlockData { name, func: self.func, start, end: start };
         self.m.block_order.push(id);
         self.current_block = Some(id);
         Ok(())
@@ -239,10 +252,7 @@ impl ModuleAssembler {
         if self.current_block.is_some() {
             let next = match result {
                 None => true,
-                Some((value, ty)) if value.index() == self.m.value_types.len() && value.as_u32() <= self.max_id => {
-                    self.m.value_types.push(PackedOption::some(ty));
-                    true
-                }
+                Some((value, ty)) if value.as_u32() <= self.max_id => self.values.define(value.as_u32(), ty).is_ok(),
                 Some(_) => false,
             };
             if next {
@@ -252,10 +262,10 @@ impl ModuleAssembler {
         self.push_checked(data, result)
     }
 
-    /// Stores an instruction whose result, if any, is already defined.
+    /// Stores an instruction whose result, if any, is already defined; returns its function-local id.
     #[inline]
     fn append(&mut self, data: InstData, result: Option<(ValueId, TypeId)>) -> InstId {
-        let inst = InstId::new(self.m.insts.len());
+        let inst = InstId::new(self.m.insts.len() - self.func_first_inst);
         self.m.insts.push(data);
         self.m.inst_results.push(result.map(|(v, _)| v).into());
         inst
@@ -306,24 +316,31 @@ impl ModuleAssembler {
 
     fn close_block(&mut self) {
         if let Some(b) = self.current_block.take() {
-            self.m.blocks[b.index()].end = self.m.insts.len() as u32;
+            let end = (self.m.insts.len() - self.func_first_inst) as u32;
+            if let Some(data) = self.blocks.get_mut(b.as_u32()) {
+                data.end = end;
+            }
         }
     }
 
-    /// Closes the open function, if any.
-    pub fn end_function(&mut self) {
-        if self.func == VACANT {
-            return;
-        }
+    /// Closes the open function, if any, laying out its tables.
+    pub fn end_function(&mut self) -> Result<(), AssembleError> {
+        let Some(func) = self.func.take() else { return Ok(()) };
         self.close_block();
-        let f = &mut self.m.functions[self.func as usize];
-        f.blocks.1 = self.m.block_order.len() as u32 - f.blocks.0;
-        self.func = VACANT;
+        let budget = &mut self.span_budget;
+        budget.charge(&self.values, &self.blocks).map_err(|()| AssembleError::TooSparse { limit: budget.limit() })?;
+        let m = &mut self.m;
+        let (value_start, block_start) = (m.value_types.len(), m.blocks.len());
+        let value_base = self.values.lay_out(&mut m.value_types, PackedOption::some, PackedOption::NONE);
+        let block_base = self.blocks.lay_out(&mut m.blocks, |b| b, BlockData::VACANT);
+        let first_inst = self.func_first_inst;
+        m.close_function_runs(func, LaidOut { first_inst, value_start, value_base, block_start, block_base });
+        Ok(())
     }
 
     /// The finished, unverified module.
-    pub fn finish(mut self) -> Module {
-        self.end_function();
+    pub fn finish(mut self) -> Result<Module, AssembleError> {
+        self.end_function()?;
         let m = &mut self.m;
         m.insts.shrink_to_fit();
         m.inst_results.shrink_to_fit();
@@ -332,7 +349,7 @@ impl ModuleAssembler {
         m.block_order.shrink_to_fit();
         m.pool.shrink_to_fit();
         m.strings.shrink_to_fit();
-        self.m
+        Ok(self.m)
     }
 }
 
@@ -358,12 +375,12 @@ mod tests {
         a.push(InstData::Ret { arg: PackedOption::NONE }, None).unwrap();
         assert_eq!(a.resolve_block_operands(|_| None), Err(AssembleError::UnresolvedBlock(1)));
         a.resolve_block_operands(|p| [BlockId::from_u32(40), BlockId::from_u32(9)].get(p as usize).copied()).unwrap();
-        let m = a.finish();
+        let m = a.finish().unwrap();
         crate::verify_module(&m).unwrap();
         let text = crate::print_module(&m);
         assert!(text.contains("br label %b9"), "{text}");
         assert_eq!(crate::print_module(&crate::parse_module(&text).unwrap()), text);
-        assert_eq!(m.inst(InstId::from_u32(1)).opcode(), Opcode::Ret);
+        assert_eq!(m.function_at(0).inst(InstId::from_u32(1)).opcode(), Opcode::Ret);
     }
 
     #[test]
@@ -408,6 +425,6 @@ mod tests {
             assert!(a.push(data, Some((value(n), ty))).is_ok());
         }
         assert_eq!(a.push(data, Some((value(11), ty))), Err(too_large));
-        assert_eq!(a.finish().inst_count(), 11);
+        assert_eq!(a.finish().unwrap().inst_count(), 11);
     }
 }

@@ -27,7 +27,7 @@ use crate::entity::{
 };
 use crate::inst::InstData;
 use crate::module::{
-    encode_const, BlockData, ConstDeclData, DeclData, FunctionData, GlobalData, Linkage, Module, Param, VACANT,
+    encode_const, BlockData, ConstDeclData, DeclData, FunctionData, GlobalData, Linkage, Module, Param, Span, VACANT,
 };
 use crate::opcode::{BinOp, CmpOp, FCmpPred, ICmpPred, Opcode};
 use crate::signature::validate_signature;
@@ -356,7 +356,7 @@ impl<'a> FunctionBuilder<'a> {
     ) -> Self {
         let func_index = mb.module.functions.len() as u32;
         let first_value = mb.next_value;
-        let param_start = mb.module.params.len() as u32;
+        let param_start = mb.module.params.len();
         mb.value_defs.clear();
         for (ty, &pname) in params.iter().zip(names) {
             let value = ValueId::from_u32(mb.next_value);
@@ -367,13 +367,21 @@ impl<'a> FunctionBuilder<'a> {
         }
         let name_id = mb.module.strings.intern(name);
         let entry = BlockId::from_u32(mb.next_block);
+        // Ids are numbered module-wide (upstream F2) and each function's values and
+        // blocks are appended in id order, so a function's tables start at its
+        // first id: table index and id coincide.
         mb.module.functions.push(FunctionData {
             id,
             name: name_id,
             ret,
             entry,
-            params: (param_start, params.len() as u32),
-            blocks: (0, 0),
+            params: Span::until(param_start, mb.module.params.len()),
+            order: Span::EMPTY,
+            blocks: Span { start: mb.next_block, len: 0 },
+            block_base: mb.next_block,
+            insts: Span { start: mb.module.insts.len() as u32, len: 0 },
+            values: Span { start: first_value, len: 0 },
+            value_base: first_value,
         });
         mb.keys.clear();
         mb.block_list.clear();
@@ -407,8 +415,8 @@ impl<'a> FunctionBuilder<'a> {
     /// The value of parameter `index` (panics when out of range, like indexing).
     pub fn param_value(&self, index: usize) -> ValueId {
         let f = &self.mb.module.functions[self.func_index as usize];
-        assert!(index < f.params.1 as usize, "parameter index {index} out of range");
-        self.mb.module.params[f.params.0 as usize + index].value
+        assert!(index < f.params.len as usize, "parameter index {index} out of range");
+        self.mb.module.params[f.params.start as usize + index].value
     }
 
     /// Appends a new block; the insertion point does not move.
@@ -428,9 +436,9 @@ impl<'a> FunctionBuilder<'a> {
         self.mb.next_block += 1;
         let blocks = &mut self.mb.module.blocks;
         if blocks.len() <= id.index() {
-            blocks.resize(id.index() + 1, BlockData { name, func: VACANT, start: 0, end: 0 });
+            blocks.resize(id.index() + 1, BlockData::VACANT);
         }
-        blocks[id.index()] = BlockData { name, func: self.func_index, start: 0, end: 0 };
+        blocks[id.index()] = BlockData { name, start: 0, end: 0 };
         self.mb.block_list.push(id);
         self.mb.terminated.push(false);
         id
@@ -464,8 +472,12 @@ impl<'a> FunctionBuilder<'a> {
 
     // ---- appending ------------------------------------------------------------
 
+    /// The type of `v` if this function defines it (ids are function-scoped).
     fn value_type(&self, v: ValueId) -> Option<TypeId> {
-        self.mb.module.value_type(v)
+        if v.as_u32() < self.first_value {
+            return None;
+        }
+        self.mb.module.value_types.get(v.index()).and_then(|t| t.expand())
     }
 
     /// The module's id of `ty`, interning it.
@@ -921,9 +933,11 @@ impl<'a> FunctionBuilder<'a> {
         Ok(self.append_value(InstData::FuncRef { op: Opcode::NullFunction, func: PackedOption::NONE }, ty))
     }
 
-    /// `function_addr @fK` of type `fnptr<SIG of @fK>`.
+    /// `function_addr @fK` of type `fnptr<SIG of @fK>`. A signature that is not
+    /// valid (a `void` parameter, say) is refused at once, appending nothing.
     pub fn function_addr(&mut self, id: FunctionId) -> Result<ValueId, CallError> {
         let sig = self.mb.module.declaration(id).ok_or(CallError::UnknownFunction(id))?.sig;
+        self.mb.check_signature(sig)?;
         let ty = self.mb.module.types.intern(TypeKey::FnPtr(sig));
         Ok(self.append_value(InstData::FuncRef { op: Opcode::FunctionAddr, func: PackedOption::some(id) }, ty))
     }
@@ -960,7 +974,7 @@ impl<'a> FunctionBuilder<'a> {
             return Err(CallError::ArgumentCount { expected: key.params.len(), got: args.len() });
         }
         for (index, (&arg, &param)) in args.iter().zip(key.params.iter()).enumerate() {
-            let got = self.mb.module.value_type(arg).ok_or(CallError::UnknownValue(arg))?;
+            let got = self.value_type(arg).ok_or(CallError::UnknownValue(arg))?;
             if got != param {
                 return Err(CallError::ArgumentType { index, expected: types.to_type(param), got: types.to_type(got) });
             }
@@ -1093,8 +1107,8 @@ impl<'a> FunctionBuilder<'a> {
         }
         for (local, &block) in mb.block_list.iter().enumerate() {
             let b = &mut m.blocks[block.index()];
-            b.start = start as u32 + offsets[2 * local];
-            b.end = start as u32 + offsets[2 * local + 2];
+            b.start = offsets[2 * local];
+            b.end = offsets[2 * local + 2];
         }
         if !sorted {
             // Copy the run aside, then scatter each instruction to its slot.
@@ -1112,9 +1126,15 @@ impl<'a> FunctionBuilder<'a> {
                 results[at] = result;
             }
         }
-        let order_start = m.block_order.len() as u32;
+        let order_start = m.block_order.len();
         m.block_order.extend_from_slice(&mb.block_list);
-        m.functions[self.func_index as usize].blocks = (order_start, mb.block_list.len() as u32);
+        // Values and blocks made for misuse (after a terminator) still belong here.
+        m.value_types.resize(m.value_types.len().max(mb.next_value as usize), PackedOption::NONE);
+        let f = &mut m.functions[self.func_index as usize];
+        f.order = Span::until(order_start, m.block_order.len());
+        f.blocks.len = mb.next_block - f.blocks.start;
+        f.insts.len = (m.insts.len() - start) as u32;
+        f.values.len = mb.next_value - f.values.start;
     }
 }
 
@@ -1208,10 +1228,10 @@ mod tests {
         f.ret(None);
         f.finish();
         let m = mb.finish();
-        let entry = m.functions().next().unwrap().entry;
-        let results: Vec<_> = m.block_insts(entry).map(|i| m.inst_result(i)).collect();
+        let f = m.functions().next().unwrap();
+        let results: Vec<_> = f.block_insts(f.entry).map(|i| f.inst_result(i)).collect();
         assert_eq!(results, vec![Some(a), Some(b), Some(c), None, None]);
-        assert_eq!(m.block_insts(next).len(), 1);
+        assert_eq!(f.block_insts(next).len(), 1);
     }
 
     #[test]
@@ -1227,8 +1247,25 @@ mod tests {
         let m = mb.finish();
         assert_eq!(m.build_errors().len(), 2);
         assert!(matches!(m.build_errors()[1], BuildError::InstructionAfterTerminator { op: Opcode::Const, .. }));
-        assert_eq!(m.value_type(v), None);
+        assert_eq!(m.function_at(0).value_type(v), None);
         assert_eq!(m.inst_count(), 1);
+    }
+
+    #[test]
+    fn function_addr_and_null_function_refuse_invalid_signatures_at_once() {
+        let mut mb = builder();
+        let g = mb.begin_function("g", vec![("nothing".into(), Type::Void)], Type::Void);
+        let g_id = g.function_id("g").unwrap();
+        drop(g);
+        let mut f = mb.begin_function("f", vec![], Type::Void);
+        let before = f.mb.module.insts.len();
+        assert!(matches!(f.function_addr(g_id), Err(CallError::InvalidSignature(_))));
+        let void_param = FunctionSignature::whale(vec![Type::Void], Type::Void);
+        assert!(matches!(f.null_function(void_param), Err(CallError::InvalidSignature(_))));
+        assert_eq!(f.mb.module.insts.len(), before, "nothing appended");
+        let next = f.const_i32(0);
+        assert_eq!(next, ValueId::from_u32(1), "no id consumed");
+        f.ret(None);
     }
 
     #[test]
@@ -1300,8 +1337,9 @@ mod tests {
         f.br(head);
         f.finish();
         let m = mb.finish();
-        let first = m.block_insts(head).next().unwrap();
-        match *m.inst(first) {
+        let f = m.function_at(0);
+        let first = f.block_insts(head).next().unwrap();
+        match *f.inst(first) {
             InstData::Phi { inputs } => {
                 assert_eq!(m.list(inputs), &[zero.as_u32(), entry.as_u32(), next.as_u32(), head.as_u32()])
             }

@@ -424,6 +424,21 @@ impl ListPool {
         EntityList(at as u32 + 1)
     }
 
+    /// Shortens `list` to its first `len` elements, in place (`len` at most its length).
+    pub fn truncate(&mut self, list: EntityList, len: usize) -> EntityList {
+        if list.0 == 0 {
+            return list;
+        }
+        let start = list.0 as usize;
+        let old = self.data[start - 1] as usize;
+        if len == 0 {
+            self.release(start - 1, Self::class_of(old + 1));
+            return EntityList::EMPTY;
+        }
+        self.data[start - 1] = len.min(old) as u32;
+        list
+    }
+
     /// Releases spare capacity.
     pub fn shrink_to_fit(&mut self) {
         self.data.shrink_to_fit();

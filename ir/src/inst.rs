@@ -312,6 +312,75 @@ impl InstData {
     }
 }
 
+impl InstData {
+    /// Rewrites every value operand (those of [`InstData::values`]) with `f`;
+    /// operands in pool lists are rewritten in place.
+    pub fn map_values(&mut self, pool: &mut ListPool, mut f: impl FnMut(ValueId) -> ValueId) {
+        let list = |pool: &mut ListPool, list: EntityList, stride: usize, f: &mut dyn FnMut(ValueId) -> ValueId| {
+            for slot in pool.get_mut(list).iter_mut().step_by(stride) {
+                *slot = f(ValueId::from_u32(*slot)).as_u32();
+            }
+        };
+        match self {
+            InstData::Nullary { .. }
+            | InstData::Const { .. }
+            | InstData::ConstWide { .. }
+            | InstData::ConstDecl { .. }
+            | InstData::FuncRef { .. }
+            | InstData::Trap { .. }
+            | InstData::Br { .. } => {}
+            InstData::Unary { arg, .. }
+            | InstData::Cast { arg, .. }
+            | InstData::Extract { agg: arg, .. }
+            | InstData::TrapIf { cond: arg, .. }
+            | InstData::Cbr { cond: arg, .. }
+            | InstData::Switch { arg, .. } => *arg = f(*arg),
+            InstData::Binary { args, .. } | InstData::Compare { args, .. } => {
+                args[0] = f(args[0]);
+                args[1] = f(args[1]);
+            }
+            InstData::Select { cond, arms } => {
+                *cond = f(*cond);
+                arms[0] = f(arms[0]);
+                arms[1] = f(arms[1]);
+            }
+            InstData::Store { value, ptr, .. } => {
+                *value = f(*value);
+                *ptr = f(*ptr);
+            }
+            InstData::Memory { ptr: arg, .. } | InstData::Ret { arg } => {
+                if let Some(v) = arg.expand() {
+                    *arg = PackedOption::some(f(v));
+                }
+            }
+            InstData::Phi { inputs } => list(pool, *inputs, 2, &mut f),
+            InstData::Bulk { args, .. } | InstData::Call { args, .. } => list(pool, *args, 1, &mut f),
+            InstData::Gep { base: first, indices: args } | InstData::CallIndirect { callee: first, args } => {
+                *first = f(*first);
+                list(pool, *args, 1, &mut f);
+            }
+        }
+    }
+
+    /// Rewrites every branch destination (those of [`InstData::for_each_successor`]) with `f`.
+    pub fn map_successors(&mut self, pool: &mut ListPool, mut f: impl FnMut(BlockId) -> BlockId) {
+        match self {
+            InstData::Br { dest } => *dest = f(*dest),
+            InstData::Cbr { dests, .. } => {
+                dests[0] = f(dests[0]);
+                dests[1] = f(dests[1]);
+            }
+            InstData::Switch { default, cases, .. } => {
+                *default = f(*default);
+                for pair in pool.get_mut(*cases).chunks_exact_mut(2) {
+                    pair[1] = f(BlockId::from_u32(pair[1])).as_u32();
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Iterator over an instruction's value operands ([`InstData::values`]): up to
 /// three inline operands, then a pool list read with a stride (2 for phi pairs).
 #[derive(Clone, Debug)]
@@ -346,6 +415,24 @@ mod tests {
     #[test]
     fn records_stay_small() {
         assert!(std::mem::size_of::<InstData>() <= 16, "{}", std::mem::size_of::<InstData>());
+    }
+
+    #[test]
+    fn map_values_and_successors_visit_what_the_walks_visit() {
+        let mut pool = ListPool::new();
+        let (v, w) = (ValueId::from_u32(1), ValueId::from_u32(2));
+        let (a, b) = (BlockId::from_u32(3), BlockId::from_u32(4));
+        let mut phi = InstData::Phi { inputs: pool.make(&[1, 3, 2, 4]) };
+        phi.map_values(&mut pool, |x| ValueId::from_u32(x.as_u32() + 10));
+        assert_eq!(phi.values(&pool).collect::<Vec<_>>(), [ValueId::from_u32(11), ValueId::from_u32(12)]);
+        let mut call = InstData::CallIndirect { callee: v, args: pool.make(&[2, 1]) };
+        call.map_values(&mut pool, |x| if x == v { w } else { v });
+        assert_eq!(call.values(&pool).collect::<Vec<_>>(), [w, v, w]);
+        let mut switch = InstData::Switch { arg: v, default: a, cases: pool.make(&[0, 3, 1, 4]) };
+        switch.map_successors(&mut pool, |x| if x == a { b } else { a });
+        let mut seen = Vec::new();
+        switch.for_each_successor(&pool, |x| seen.push(x));
+        assert_eq!(seen, [b, b, a]);
     }
 
     #[test]

@@ -98,14 +98,17 @@ mod build_error;
 mod builder;
 pub mod const_expr;
 mod constant;
+mod edit;
 pub mod entity;
 mod inst;
 pub mod layout;
 mod limits;
+mod local_ids;
 #[cfg(feature = "socket")]
 pub mod lower_ast;
 mod module;
 pub mod opcode;
+mod parallel;
 pub mod parser;
 mod printer;
 mod signature;
@@ -120,6 +123,7 @@ pub use build_error::{BuildError, CallError};
 pub use builder::{Callee, CastOp, CheckedOp, FunctionBuilder, ModuleBuilder};
 pub use const_expr::{ConstBinOp, ConstCmpOp, ConstEvalError, ConstExpr, ConstExprKind, ConstRef};
 pub use constant::{ConstValue, FloatBits, FloatParseError};
+pub use edit::{BlockInsts, FunctionEditor, Position, Users, ValueDef};
 pub use entity::{
     BlockId, ConstDeclId, ConstId, EntityList, FunctionId, GlobalId, InstId, PackedOption, SigId, StrId, TypeId,
     ValueId,
@@ -137,7 +141,7 @@ pub use signature::{is_well_formed_type, validate_signature};
 pub use strings::StringTable;
 pub use target::{DataLayout, Endian, Target, TargetError};
 pub use types::{CallingConvention, FunctionSignature, Type, TypeKey, TypeTable};
-pub use verifier::{verify_module, verify_module_all, VerifyError};
+pub use verifier::{verify_function, verify_module, verify_module_all, VerifyError};
 
 /// The text IR format version this crate prints.
 pub const IR_FORMAT_VERSION: u32 = 2;

@@ -1,14 +1,20 @@
 //! Module storage and its read-only inspection API.
 //!
-//! A [`Module`] owns flat tables: instructions (16-byte [`InstData`]) with a
-//! parallel result column, value types indexed by [`ValueId`], blocks indexed by
-//! [`BlockId`] (each a contiguous range of instructions whose last one is the
-//! terminator), and functions in storage order, each a range of parameters and a
-//! range of its block order. Value and block ids are module-wide (whale-ir §3);
-//! tables indexed by them keep a vacant state so text with sparse ids can be
-//! represented. Variable-length operands live in one [`ListPool`], names in one
-//! [`StringTable`], types in one [`TypeTable`]. A finished module holds about 28
-//! heap bytes per instruction (see `BENCHMARKS.md`).
+//! Functions are the unit (whale-ir §3): value, block and instruction ids are
+//! scoped to their function. A [`Module`] owns flat tables — instructions
+//! (16-byte [`InstData`]) with a parallel result column, value types, blocks
+//! (each a contiguous range of its function's instructions whose last one is
+//! the terminator), parameters and block orders — and every function owns one
+//! dense run of each ([`FunctionData`]): value `v` is entry `v - value_base` of
+//! its value run, block `b` entry `b - block_base` of its block run, and
+//! instruction `i` entry `i` of its instruction run. Runs keep a vacant state so
+//! text with sparse ids can be represented. What functions share lives here
+//! too: one [`ListPool`] of operand lists, one [`StringTable`], one
+//! [`TypeTable`], the constants, globals and declarations. All questions about
+//! values, blocks and instructions go through the [`Function`] view, a set of
+//! slices taken once per function. A finished module holds about 28 heap bytes
+//! per instruction (see `BENCHMARKS.md`); `docs/ir-editing.md` explains the
+//! layout and how edited functions are written back (`edit/`).
 
 use crate::build_error::BuildError;
 use crate::const_expr::ConstExpr;
@@ -69,26 +75,71 @@ pub(crate) struct GlobalData {
     pub align: u32,
 }
 
+/// A contiguous run of one of the module's function-owned tables.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub(crate) struct Span {
+    pub start: u32,
+    pub len: u32,
+}
+
+impl Span {
+    pub const EMPTY: Span = Span { start: 0, len: 0 };
+
+    /// The run from `start` to the end of a table of length `end`.
+    pub fn until(start: usize, end: usize) -> Span {
+        Span { start: start as u32, len: (end - start) as u32 }
+    }
+
+    #[inline]
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.start as usize + self.len as usize
+    }
+}
+
+/// A function body: its identity and the runs of the module's tables it owns.
+/// Value and block ids are scoped to the function: value `v` is entry
+/// `v - value_base` of its run of `value_types`, block `b` entry `b - block_base`
+/// of its run of `blocks`; instruction ids are indices into its run of `insts`.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub(crate) struct FunctionData {
     pub id: FunctionId,
     pub name: StrId,
     pub ret: TypeId,
     pub entry: BlockId,
-    pub params: (u32, u32),
-    pub blocks: (u32, u32),
+    /// Run of `params`.
+    pub params: Span,
+    /// Run of `block_order`: the blocks in layout order.
+    pub order: Span,
+    /// Run of `blocks`, indexed by block id minus `block_base`.
+    pub blocks: Span,
+    pub block_base: u32,
+    /// Run of `insts` and `inst_results`.
+    pub insts: Span,
+    /// Run of `value_types`, indexed by value id minus `value_base`.
+    pub values: Span,
+    pub value_base: u32,
 }
 
-/// Marks a block id with no block.
+/// Marks a vacant block slot (no label defines the id), in [`BlockData::start`].
 pub(crate) const VACANT: u32 = u32::MAX;
 
+/// A block: its name and its instructions, a run of the function's instructions
+/// (`start..end`, function-local indices). `start == VACANT` marks a vacant slot.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) struct BlockData {
     pub name: StrId,
-    /// Storage index of the owning function, or [`VACANT`].
-    pub func: u32,
     pub start: u32,
     pub end: u32,
+}
+
+impl BlockData {
+    /// A slot no block occupies.
+    pub const VACANT: BlockData = BlockData { name: StrId::from_u32(u32::MAX), start: VACANT, end: VACANT };
+
+    #[inline]
+    pub fn is_vacant(&self) -> bool {
+        self.start == VACANT
+    }
 }
 
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -121,6 +172,8 @@ pub struct Module {
     pub(crate) consts: Vec<ConstValue>,
     pub(crate) const_decls: Vec<ConstDeclData>,
     pub(crate) build_errors: Vec<BuildError>,
+    /// Instructions of runs that edited functions left behind (see [`Module::compact`]).
+    pub(crate) garbage: usize,
 }
 
 /// A declaration as seen through [`Module::declarations`].
@@ -155,8 +208,10 @@ pub struct Global<'m> {
     pub align: u32,
 }
 
-/// A function body as seen through [`Module::functions`].
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// A function body as seen through [`Module::functions`]: every question about
+/// its values, blocks and instructions goes through this view, because their
+/// ids are scoped to the function (two functions may both define `%v0`).
+#[derive(Clone, Copy)]
 pub struct Function<'m> {
     /// Storage index among the module's bodies.
     pub index: usize,
@@ -170,8 +225,180 @@ pub struct Function<'m> {
     pub ret: TypeId,
     /// Entry block.
     pub entry: BlockId,
-    /// Blocks in storage order.
+    /// Blocks in layout order.
     pub blocks: &'m [BlockId],
+    module: &'m Module,
+    block_table: &'m [BlockData],
+    block_base: u32,
+    insts: &'m [InstData],
+    results: &'m [PackedOption<ValueId>],
+    value_types: &'m [PackedOption<TypeId>],
+    value_base: u32,
+}
+
+impl std::fmt::Debug for Function<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Function").field("index", &self.index).field("id", &self.id).field("name", &self.name).finish()
+    }
+}
+
+impl PartialEq for Function<'_> {
+    /// Views are equal when they show the same body of the same module.
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.module, other.module) && self.index == other.index
+    }
+}
+
+impl Eq for Function<'_> {}
+
+impl<'m> Function<'m> {
+    /// The module the function belongs to.
+    #[inline]
+    pub fn module(&self) -> &'m Module {
+        self.module
+    }
+
+    /// Dense index of value `v` in the function's value table, if `v` lies in it.
+    #[inline]
+    pub fn value_index(&self, v: ValueId) -> Option<usize> {
+        let i = v.as_u32().wrapping_sub(self.value_base) as usize;
+        (i < self.value_types.len()).then_some(i)
+    }
+
+    /// The type of value `v`, if the function defines it.
+    #[inline]
+    pub fn value_type(&self, v: ValueId) -> Option<TypeId> {
+        let i = v.as_u32().wrapping_sub(self.value_base) as usize;
+        self.value_types.get(i).and_then(|t| t.expand())
+    }
+
+    /// Length of the function's dense value table: every value id `v` it defines
+    /// has `value_index(v) < value_slots()` (for side tables).
+    #[inline]
+    pub fn value_slots(&self) -> usize {
+        self.value_types.len()
+    }
+
+    /// The value id of dense index `i` (the inverse of [`Function::value_index`]).
+    #[inline]
+    pub fn value_at(&self, i: usize) -> ValueId {
+        ValueId::from_u32(self.value_base + i as u32)
+    }
+
+    /// The lowest value id the table covers.
+    #[inline]
+    pub fn value_base(&self) -> u32 {
+        self.value_base
+    }
+
+    /// The function's dense value table and the id of its first entry.
+    #[inline]
+    pub(crate) fn value_table(&self) -> (&'m [PackedOption<TypeId>], u32) {
+        (self.value_types, self.value_base)
+    }
+
+    /// The values the function defines (parameters and results), by id, with their types.
+    pub fn values(&self) -> impl Iterator<Item = (ValueId, TypeId)> + 'm {
+        let base = self.value_base;
+        self.value_types
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, t)| t.expand().map(|t| (ValueId::from_u32(base + i as u32), t)))
+    }
+
+    /// Dense index of block `b` in the function's block table, if `b` lies in it.
+    #[inline]
+    pub fn block_index(&self, b: BlockId) -> Option<usize> {
+        let i = b.as_u32().wrapping_sub(self.block_base) as usize;
+        (i < self.block_table.len()).then_some(i)
+    }
+
+    /// Length of the function's dense block table (for side tables).
+    #[inline]
+    pub fn block_slots(&self) -> usize {
+        self.block_table.len()
+    }
+
+    /// The block id of dense index `i`.
+    #[inline]
+    pub fn block_at(&self, i: usize) -> BlockId {
+        BlockId::from_u32(self.block_base + i as u32)
+    }
+
+    #[inline]
+    fn block_data(&self, b: BlockId) -> Option<&'m BlockData> {
+        let i = b.as_u32().wrapping_sub(self.block_base) as usize;
+        self.block_table.get(i).filter(|d| !d.is_vacant())
+    }
+
+    /// Whether the function has block `b`.
+    #[inline]
+    pub fn has_block(&self, b: BlockId) -> bool {
+        self.block_data(b).is_some()
+    }
+
+    /// Name of block `b` (empty when the function has no such block).
+    pub fn block_name(&self, b: BlockId) -> &'m str {
+        self.block_data(b).map_or("", |d| self.module.str(d.name))
+    }
+
+    /// The interned name of block `b`.
+    pub(crate) fn block_name_id(&self, b: BlockId) -> Option<StrId> {
+        self.block_data(b).map(|d| d.name)
+    }
+
+    /// Instructions of block `b`, in order (the last one is the terminator in
+    /// well-formed IR); none when the function has no such block.
+    #[inline]
+    pub fn block_insts(&self, b: BlockId) -> impl ExactSizeIterator<Item = InstId> + DoubleEndedIterator {
+        let (start, end) = self.block_data(b).map_or((0, 0), |d| (d.start, d.end));
+        (start as usize..end as usize).map(InstId::new)
+    }
+
+    /// The records and results of block `b`'s instructions, with the id of the
+    /// first one (instruction ids in a block are consecutive).
+    #[inline]
+    pub(crate) fn block_slices(&self, b: BlockId) -> (&'m [InstData], &'m [PackedOption<ValueId>], u32) {
+        let (start, end) = self.block_data(b).map_or((0, 0), |d| (d.start, d.end));
+        let range = start as usize..end as usize;
+        (self.insts.get(range.clone()).unwrap_or(&[]), self.results.get(range).unwrap_or(&[]), start)
+    }
+
+    /// The records of the function's instructions, in storage order (block by
+    /// block in layout order for modules from the builder and the readers).
+    #[inline]
+    pub fn insts(&self) -> &'m [InstData] {
+        self.insts
+    }
+
+    /// The record of instruction `id` (panics when out of range, like indexing).
+    #[inline]
+    pub fn inst(&self, id: InstId) -> &'m InstData {
+        &self.insts[id.index()]
+    }
+
+    /// The value instruction `id` defines.
+    #[inline]
+    pub fn inst_result(&self, id: InstId) -> Option<ValueId> {
+        self.results.get(id.index()).and_then(|r| r.expand())
+    }
+
+    /// Number of instructions.
+    #[inline]
+    pub fn inst_count(&self) -> usize {
+        self.insts.len()
+    }
+
+    /// The elements of an operand list.
+    #[inline]
+    pub fn list(&self, list: EntityList) -> &'m [u32] {
+        self.module.pool.get(list)
+    }
+
+    /// The highest value id the function defines, if any.
+    pub fn highest_value(&self) -> Option<ValueId> {
+        self.value_types.iter().rposition(|t| t.is_some()).map(|i| self.value_at(i))
+    }
 }
 
 /// A `const_decl` record as seen through [`Module::const_decl`].
@@ -185,7 +412,29 @@ pub struct ConstDecl<'m> {
     pub value: ConstValue,
 }
 
+/// Where a reader laid out a function's tables (see `local_ids.rs`): the runs
+/// start here and end at the tables' current ends.
+pub(crate) struct LaidOut {
+    pub first_inst: usize,
+    pub value_start: usize,
+    pub value_base: u32,
+    pub block_start: usize,
+    pub block_base: u32,
+}
+
 impl Module {
+    /// Completes function `func`'s record after a reader laid out its tables:
+    /// its block order, instructions, values and blocks run to the tables' ends.
+    pub(crate) fn close_function_runs(&mut self, func: usize, at: LaidOut) {
+        let f = &mut self.functions[func];
+        f.order.len = self.block_order.len() as u32 - f.order.start;
+        f.insts = Span::until(at.first_inst, self.insts.len());
+        f.values = Span::until(at.value_start, self.value_types.len());
+        f.value_base = at.value_base;
+        f.blocks = Span::until(at.block_start, self.blocks.len());
+        f.block_base = at.block_base;
+    }
+
     pub(crate) fn empty(target: String, data_layout: DataLayout) -> Self {
         Module {
             target,
@@ -205,6 +454,7 @@ impl Module {
             consts: Vec::new(),
             const_decls: Vec::new(),
             build_errors: Vec::new(),
+            garbage: 0,
         }
     }
 
@@ -299,19 +549,24 @@ impl Module {
         (0..self.functions.len()).map(|i| self.function_at(i))
     }
 
-    /// The body at storage index `index`.
+    /// The body at storage index `index` (panics when out of range, like indexing).
     pub fn function_at(&self, index: usize) -> Function<'_> {
         let f = &self.functions[index];
-        let (ps, pl) = f.params;
-        let (bs, bl) = f.blocks;
         Function {
             index,
             id: f.id,
             name: self.str(f.name),
-            params: &self.params[ps as usize..(ps + pl) as usize],
+            params: &self.params[f.params.range()],
             ret: f.ret,
             entry: f.entry,
-            blocks: &self.block_order[bs as usize..(bs + bl) as usize],
+            blocks: &self.block_order[f.order.range()],
+            module: self,
+            block_table: &self.blocks[f.blocks.range()],
+            block_base: f.block_base,
+            insts: &self.insts[f.insts.range()],
+            results: &self.inst_results[f.insts.range()],
+            value_types: &self.value_types[f.values.range()],
+            value_base: f.value_base,
         }
     }
 
@@ -325,69 +580,9 @@ impl Module {
         self.functions.len()
     }
 
-    /// Whether block `id` exists.
-    pub fn has_block(&self, id: BlockId) -> bool {
-        self.blocks.get(id.index()).is_some_and(|b| b.func != VACANT)
-    }
-
-    /// Name of block `id`.
-    pub fn block_name(&self, id: BlockId) -> &str {
-        self.str(self.blocks[id.index()].name)
-    }
-
-    /// Storage index of the function owning block `id`.
-    pub fn block_function(&self, id: BlockId) -> Option<usize> {
-        self.blocks.get(id.index()).filter(|b| b.func != VACANT).map(|b| b.func as usize)
-    }
-
-    /// Instructions of block `id`, in order (the last one is the terminator in
-    /// well-formed IR).
-    #[inline]
-    pub fn block_insts(&self, id: BlockId) -> impl ExactSizeIterator<Item = InstId> + DoubleEndedIterator {
-        let b = &self.blocks[id.index()];
-        (b.start as usize..b.end as usize).map(InstId::new)
-    }
-
-    /// The records and results of block `id`'s instructions, with the id of the
-    /// first one (instruction ids in a block are consecutive).
-    #[inline]
-    pub(crate) fn block_slices(&self, id: BlockId) -> (&[InstData], &[PackedOption<ValueId>], u32) {
-        let b = &self.blocks[id.index()];
-        let range = b.start as usize..b.end as usize;
-        (&self.insts[range.clone()], &self.inst_results[range], b.start)
-    }
-
-    /// The record of instruction `id`.
-    #[inline]
-    pub fn inst(&self, id: InstId) -> &InstData {
-        &self.insts[id.index()]
-    }
-
-    /// The value instruction `id` defines.
-    #[inline]
-    pub fn inst_result(&self, id: InstId) -> Option<ValueId> {
-        self.inst_results[id.index()].expand()
-    }
-
-    /// Total number of instructions.
+    /// Total number of instructions, all functions together.
     pub fn inst_count(&self) -> usize {
-        self.insts.len()
-    }
-
-    /// The type of value `id`, if it is defined.
-    #[inline]
-    pub fn value_type(&self, id: ValueId) -> Option<TypeId> {
-        self.value_types.get(id.index()).and_then(|t| t.expand())
-    }
-
-    /// One past the highest value id in use.
-    pub fn value_id_bound(&self) -> usize {
-        self.value_types.len()
-    }
-
-    /// One past the highest block id in use.
-    pub fn block_id_bound(&self) -> usize {
-        self.blocks.len()
+        self.insts.len() - self.garbage
     }
 
     /// The elements of an operand list.
@@ -452,8 +647,10 @@ impl Module {
         self.strings.heap_bytes()
     }
 
-    /// Whether value and block ids follow the canonical numbering of whale-ir §3,
-    /// so that format-2 text (which omits parameter and block ids) is exact.
+    /// Whether value and block ids follow the canonical numbering of whale-ir §3
+    /// (upstream's F2: one value and one block counter for the whole module,
+    /// parameters first, the entry block first), so that format-2 text (which
+    /// omits parameter and block ids) is exact.
     pub fn is_canonically_numbered(&self) -> bool {
         let mut next_value: u64 = 0;
         let mut next_block: u64 = 0;
@@ -471,22 +668,10 @@ impl Module {
             if f.blocks.first() != Some(&f.entry) {
                 return false;
             }
-            let highest_value = self.highest_value_of(f);
-            next_value = highest_value.map_or(next_value + f.params.len() as u64, |v| u64::from(v) + 1);
+            next_value = f.highest_value().map_or(next_value + f.params.len() as u64, |v| u64::from(v.as_u32()) + 1);
             next_block += f.blocks.len() as u64;
         }
         true
-    }
-
-    fn highest_value_of(&self, f: Function<'_>) -> Option<u32> {
-        let params = f.params.iter().map(|p| p.value.as_u32()).max();
-        let results = f
-            .blocks
-            .iter()
-            .filter(|&&b| self.has_block(b))
-            .filter_map(|&b| self.block_slices(b).1.iter().filter_map(|r| r.expand()).map(|v| v.as_u32()).max())
-            .max();
-        params.max(results)
     }
 }
 

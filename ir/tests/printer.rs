@@ -126,7 +126,6 @@ fn every_instruction() -> Module {
     let array = f.alloca(Type::array(Type::I32, 4), 16);
     let loaded = f.load(Type::I32, p, 4);
     f.store(Type::I32, loaded, p, 4);
-    f.uninit(Type::I32, p, 4);
     let len = f.const_u64(16);
     let buffer = f.alloca(Type::U8, 1);
     f.memcpy(buffer, bytes, len, 1);
@@ -220,7 +219,6 @@ const EVERY_INSTRUCTION: &str = r#"  global @limit: i32 = const i32 7, align 4, 
     %v49: ptr<array<i32, 4>> = alloca array<i32, 4>, align 16
     %v50: i32 = load i32, ptr<i32> %v4, align 4
     store i32 %v50, ptr<i32> %v4, align 4
-    uninit i32, ptr<i32> %v4, align 4
     %v51: u64 = const u64 16
     %v52: ptr<u8> = alloca u8, align 1
     memcpy ptr<u8> %v52, ptr<u8> %v40, u64 %v51, align 1
@@ -263,6 +261,25 @@ fn every_instruction_in_format_2() {
     let m = every_instruction();
     assert_eq!(verify_module(&m), Ok(()));
     assert_eq!(print(&m), format!("{HEADER_2}{EVERY_INSTRUCTION}"));
+}
+
+/// `uninit` is the one instruction format 2 never had: a module using it
+/// prints as format 4 (whale-ir §3), also when format 2 is asked for.
+#[test]
+fn uninit_makes_the_text_format_4() {
+    let mut mb = builder();
+    let mut f = mb.begin_function("f", vec![], Type::Void);
+    let p = f.alloca(Type::I32, 4);
+    f.uninit(Type::I32, p, 4);
+    f.ret(None);
+    f.finish();
+    let m = mb.finish();
+    assert_eq!(verify_module(&m), Ok(()));
+    assert!(m.is_canonically_numbered() && !ir::format2_is_exact(&m));
+    for text in [print(&m), print_module_with(&m, TextFormat::V2)] {
+        assert!(text.starts_with("module {\n  format_version 4\n"), "{text}");
+        assert!(text.contains("    uninit i32, ptr<i32> %v0, align 4\n"), "{text}");
+    }
 }
 
 fn constants() -> Module {
@@ -418,7 +435,13 @@ fn every_opcode_is_printed_by_these_tests() {
     let u = f.undef(Type::I8);
     f.ret(Some(u));
     f.finish();
-    let texts = [print(&every_instruction()), print(&constants()), print(&undef.finish())];
+    let mut uninit = builder();
+    let mut f = uninit.begin_function("uninit", vec![], Type::Void);
+    let p = f.alloca(Type::I32, 4);
+    f.uninit(Type::I32, p, 4);
+    f.ret(None);
+    f.finish();
+    let texts = [print(&every_instruction()), print(&constants()), print(&undef.finish()), print(&uninit.finish())];
     let mnemonics: Vec<&str> = texts
         .iter()
         .flat_map(|t| t.lines())
@@ -751,5 +774,39 @@ fn printing_is_deterministic() {
         assert!(texts.windows(2).all(|w| w[0] == w[1]));
         let texts: Vec<String> = (0..3).map(|_| print_module_with(&constants(), format)).collect();
         assert!(texts.windows(2).all(|w| w[0] == w[1]));
+    }
+}
+
+/// Printing splits large multi-function modules between threads; the text is
+/// the sequential one, through `print_module` and streamed through `write_module`.
+#[test]
+fn parallel_printing_writes_the_sequential_text() {
+    let mut mb = builder();
+    for k in 0..500 {
+        let mut f = mb.begin_function(&format!("f{k}"), vec![("x".into(), Type::I64)], Type::I64);
+        let x = f.param_value(0);
+        let mut v = x;
+        for j in 0..60 {
+            let c = f.const_i64(j);
+            v = f.add(Type::I64, v, c);
+        }
+        f.ret(Some(v));
+        f.finish();
+    }
+    let m = mb.finish();
+    let print = |threads: usize, format: TextFormat| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let mut streamed = Vec::new();
+            ir::write_module(&m, format, &mut streamed).unwrap();
+            (print_module_with(&m, format), String::from_utf8(streamed).unwrap())
+        })
+    };
+    for format in [TextFormat::Auto, TextFormat::V4] {
+        let (text, streamed) = print(1, format);
+        assert_eq!(streamed, text);
+        for threads in [2, 4] {
+            assert_eq!(print(threads, format), (text.clone(), text.clone()), "{threads} threads");
+        }
     }
 }

@@ -78,15 +78,18 @@ fn body_errors(list: &[(&str, Type)], body: impl FnOnce(&mut FunctionBuilder<'_>
 
 /// The instruction defining `value`.
 fn def(m: &Module, value: ValueId) -> InstId {
-    (0..m.inst_count() as u32)
+    let f = m.function_at(0);
+    (0..f.inst_count() as u32)
         .map(InstId::from_u32)
-        .find(|&i| m.inst_result(i) == Some(value))
+        .find(|&i| f.inst_result(i) == Some(value))
         .unwrap_or_else(|| panic!("{value} is not defined"))
 }
 
-/// The last instruction (the terminator) of `block`.
+/// The last instruction (the terminator) of `block` (builder modules number
+/// blocks module-wide, so the first function that has it is its own).
 fn last(m: &Module, block: BlockId) -> InstId {
-    m.block_insts(block).next_back().expect("block has instructions")
+    let f = m.functions().find(|f| f.has_block(block)).expect("a function has the block");
+    f.block_insts(block).next_back().expect("block has instructions")
 }
 
 /// Asserts that `errors` is exactly one error matching the pattern.
@@ -119,7 +122,7 @@ fn second_terminator_is_reported_before_everything_else() {
         ]
     );
     // The rejected terminator was not added: the block still ends with its `ret`.
-    assert_eq!(m.block_insts(b(0)).len(), 1);
+    assert_eq!(m.function_at(0).block_insts(b(0)).len(), 1);
 }
 
 #[test]
@@ -136,7 +139,7 @@ fn instruction_after_terminator_is_a_build_error_and_not_added() {
             op: Opcode::Const
         })]
     );
-    assert_eq!(m.value_type(late), None);
+    assert_eq!(m.function_at(0).value_type(late), None);
     assert_eq!(m.inst_count(), 1);
 }
 
@@ -213,7 +216,7 @@ fn memory_operations_need_a_storage_layout() {
         f.ret(None);
         [a, l, g]
     });
-    let entry: Vec<InstId> = m.block_insts(b(0)).collect();
+    let entry: Vec<InstId> = m.function_at(0).block_insts(b(0)).collect();
     let expected = [("alloca", def(&m, insts[0])), ("load", def(&m, insts[1])), ("store", entry[2])]
         .into_iter()
         .chain([("gep", def(&m, insts[2])), ("uninit", entry[5])])
@@ -848,7 +851,7 @@ fn conditions_must_be_bool() {
         f.set_insert_point(next);
         f.ret(None);
     });
-    let entry: Vec<InstId> = m.block_insts(b(0)).collect();
+    let entry: Vec<InstId> = m.function_at(0).block_insts(b(0)).collect();
     assert_eq!(
         errors(&m),
         vec![
@@ -2054,4 +2057,40 @@ fn verify_module_returns_the_first_error_of_verify_module_all() {
     assert!(matches!(all[3], VerifyError::RetTypeMismatch { got: None, .. }));
     assert_eq!(verify_module_all(&builder().finish()), Ok(()));
     assert_eq!(verify_module(&builder().finish()), Ok(()));
+}
+
+/// Verification splits large modules between threads; the errors and their
+/// order are those of a sequential run, whatever the number of threads.
+#[test]
+fn parallel_verification_reports_what_sequential_verification_does() {
+    let mut mb = builder();
+    for k in 0..400u32 {
+        let mut f = mb.begin_function(&format!("f{k}"), params(&[("x", Type::I32)]), Type::I32);
+        let x = f.param_value(0);
+        let mut sum = x;
+        for _ in 0..60 {
+            sum = f.add(Type::I32, sum, x);
+        }
+        match k % 7 {
+            // A value used before its definition, a wrong return type, a branch outside the function.
+            0 => f.ret(Some(v(10_000 + k))),
+            3 => {
+                let wide = f.const_i64(1);
+                f.ret(Some(wide));
+            }
+            5 => f.br(b(900_000 + k)),
+            _ => f.ret(Some(sum)),
+        }
+        f.finish();
+    }
+    let m = mb.finish();
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| (ir::verify_module_all(&m), ir::verify_module(&m)))
+    };
+    let sequential = run(1);
+    assert!(matches!(&sequential.0, Err(errors) if errors.len() > 100));
+    for threads in [2, 3, 8] {
+        assert_eq!(run(threads), sequential, "{threads} threads");
+    }
 }

@@ -19,7 +19,8 @@ fn single<R>(body: impl FnOnce(&mut FunctionBuilder<'_>) -> R) -> (Module, R) {
 }
 
 fn def(m: &Module, value: ValueId) -> InstId {
-    (0..m.inst_count() as u32).map(InstId::from_u32).find(|&i| m.inst_result(i) == Some(value)).expect("defined")
+    let f = m.function_at(0);
+    (0..f.inst_count() as u32).map(InstId::from_u32).find(|&i| f.inst_result(i) == Some(value)).expect("defined")
 }
 
 fn non_dominating(value: ValueId, block: BlockId, inst: InstId) -> VerifyError {

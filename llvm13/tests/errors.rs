@@ -270,7 +270,7 @@ fn memory_builtins_are_refused() {
     for set in [false, true] {
         let (construct, location) = write_error(function(Type::U64, Type::Void, |f, n| {
             let bytes = Type::Array(Box::new(Type::U8), 16);
-            let align = ir::allocation_align(&bytes).unwrap();
+            let align = ir::allocation_align(&bytes, ir::Target::X86_64WhaleLinux).unwrap();
             let a = f.alloca(bytes.clone(), align);
             let b = f.alloca(bytes, align);
             let p = f.cast(CastOp::Bitcast, a, Type::Ptr(Box::new(Type::U8)));

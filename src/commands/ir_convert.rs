@@ -33,9 +33,9 @@ pub fn run(args: &ConvertArgs) -> Result<(), CliError> {
         return Err(CliError::failed("--compress-strings applies to FR2E output only"));
     }
     io::check_not_same_file(&args.input, &args.output)?;
-    let module = input::load_module(&args.input, input::DEFAULT_TARGET, true)?;
+    let (module, family) = input::load_module_in_family(&args.input, input::DEFAULT_TARGET, true)?;
     match format {
-        Format::Wir => super::ir_print::publish(&module, ir::TextFormat::Auto, Some(&args.output)),
+        Format::Wir => super::ir_print::publish(&module, family, Some(&args.output)),
         Format::Fr2e => {
             let options = fr2e::WriteOptions { compress_strings: args.compress_strings };
             let image =

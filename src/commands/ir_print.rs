@@ -11,8 +11,12 @@ pub fn run(args: &PrintArgs) -> Result<(), CliError> {
     if let Some(out) = &args.output {
         io::check_not_same_file(&args.input, out)?;
     }
-    let module = input::load_module(&args.input, input::DEFAULT_TARGET, true)?;
-    let format = if args.format == "4" { ir::TextFormat::V4 } else { ir::TextFormat::Auto };
+    let (module, family) = input::load_module_in_family(&args.input, input::DEFAULT_TARGET, true)?;
+    let format = match args.format.as_deref() {
+        Some("4") => ir::TextFormat::V4,
+        Some(_) => ir::TextFormat::Auto,
+        None => family,
+    };
     publish(&module, format, args.output.as_deref())
 }
 

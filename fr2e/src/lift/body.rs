@@ -230,7 +230,7 @@ impl<'a> Lift<'a> {
             return Err(Error::lift(LiftErrorKind::UnknownLabel { label }, target_at));
         }
         self.asm.resolve_block_operands(lookup).map_err(|e| Error::lift(LiftErrorKind::Assemble(e), at))?;
-        self.asm.end_function();
+        self.asm.end_function().map_err(|e| Error::lift(LiftErrorKind::Assemble(e), at))?;
         self.spare_tables = s.tables;
         Ok(())
     }
@@ -367,6 +367,9 @@ impl<'a> Lift<'a> {
         if k == 0 {
             let info = &s.info;
             self.asm.begin_function(info.id, info.name, info.ret, id, &info.params).map_err(assemble)?;
+            if self.record_offsets {
+                self.body_starts.push((self.inst_offsets.len(), self.block_offsets.len()));
+            }
         }
         self.count(Resource::Blocks, 1, at)?;
         self.asm.begin_block(id, name).map_err(assemble)?;

@@ -82,12 +82,11 @@ pub fn read_module(bytes: &[u8]) -> Result<Module, Error> {
 pub fn read_module_with_limits(bytes: &[u8], limits: &ReadLimits) -> Result<Module, Error> {
     let (module, _) = lift(bytes, limits, false)?;
     if let Err(error) = ir::verify_module(&module) {
-        // The rare path: read again, recording where each instruction and block came from.
+        // The rare path: read again, recording where each instruction and block came from. Instruction and block
+        // ids are scoped to their function: find it first.
         let (_, offsets) = lift(bytes, limits, true)?;
-        let offset = error
-            .inst()
-            .and_then(|i| offsets.insts.get(i.as_u32() as usize).copied())
-            .or_else(|| error.block().and_then(|b| offsets.blocks.iter().find(|(id, _)| *id == b).map(|&(_, at)| at)))
+        let offset = ir::verifier::function_of_error(&module, &error)
+            .and_then(|f| offsets.locate(f, error.inst(), error.block()))
             .unwrap_or(0);
         return Err(Error::Verify { error: Box::new(error), offset });
     }
@@ -109,10 +108,25 @@ pub fn read_module_unverified(bytes: &[u8], limits: &ReadLimits) -> Result<Modul
 
 /// Where each instruction and block was read from, to report verifier errors at an offset.
 struct Offsets {
-    /// Offset of the first VOP of each instruction, by InstId.
+    /// Offset of the first VOP of each instruction, in reading order.
     insts: Vec<u64>,
-    /// Offset of the LABEL of each block.
+    /// Offset of the LABEL of each block, in reading order.
     blocks: Vec<(BlockId, u64)>,
+    /// Where each body's instructions and blocks start in `insts` and `blocks`.
+    bodies: Vec<(usize, usize)>,
+}
+
+impl Offsets {
+    /// The offset of instruction `inst` (else block `block`) of body `body`.
+    fn locate(&self, body: usize, inst: Option<ir::InstId>, block: Option<BlockId>) -> Option<u64> {
+        let &(insts, blocks) = self.bodies.get(body)?;
+        let (inst_end, block_end) = self.bodies.get(body + 1).copied().unwrap_or((self.insts.len(), self.blocks.len()));
+        let from_inst = inst.and_then(|i| self.insts.get(insts..inst_end)?.get(i.as_u32() as usize).copied());
+        from_inst.or_else(|| {
+            let b = block?;
+            self.blocks.get(blocks..block_end)?.iter().find(|(id, _)| *id == b).map(|&(_, at)| at)
+        })
+    }
 }
 
 /// Reads the module; with `record_offsets`, also where each instruction and block was read from (empty otherwise).
@@ -158,6 +172,7 @@ fn lift(bytes: &[u8], limits: &ReadLimits, record_offsets: bool) -> Result<(Modu
         record_offsets,
         inst_offsets: Vec::new(),
         block_offsets: Vec::new(),
+        body_starts: Vec::new(),
         counts: Counts::default(),
     };
     let (records, record_offsets) = match &root.vtrs {
@@ -179,8 +194,9 @@ fn lift(bytes: &[u8], limits: &ReadLimits, record_offsets: bool) -> Result<(Modu
         lift.inst_offsets.reserve(temporaries);
     }
     lift.read_bodies(root.vops.as_ref(), bodies)?;
-    let Lift { asm, inst_offsets, block_offsets, .. } = lift;
-    Ok((asm.finish(), Offsets { insts: inst_offsets, blocks: block_offsets }))
+    let Lift { asm, inst_offsets, block_offsets, body_starts, .. } = lift;
+    let module = asm.finish().map_err(|e| Error::lift(LiftErrorKind::Assemble(e), bytes.len() as u64))?;
+    Ok((module, Offsets { insts: inst_offsets, blocks: block_offsets, bodies: body_starts }))
 }
 
 /// The root's children (A3).
@@ -674,8 +690,10 @@ struct Lift<'a> {
     spare_tables: body::BodyTables,
     /// Whether to fill `inst_offsets` and `block_offsets` (only to place a verifier error).
     record_offsets: bool,
-    /// Offset of the first VOP of each instruction, by InstId.
+    /// Offset of the first VOP of each instruction, in reading order.
     inst_offsets: Vec<u64>,
+    /// Where each body starts in `inst_offsets` and `block_offsets`.
+    body_starts: Vec<(usize, usize)>,
     /// Offset of the LABEL of each block.
     block_offsets: Vec<(BlockId, u64)>,
     counts: Counts,

@@ -94,24 +94,25 @@ impl<'m> Emitter<'m> {
     }
 
     pub(super) fn ty(&self, value: ValueId) -> Result<TypeId, LowerError> {
-        self.m.value_type(value).ok_or_else(|| LowerError::UndefinedValue { func: self.func.name.to_string(), value })
+        self.func
+            .value_type(value)
+            .ok_or_else(|| LowerError::UndefinedValue { func: self.func.name.to_string(), value })
     }
 
     /// Emits the whole body through `sink`.
     #[inline]
     pub(super) fn body(&mut self, sink: &mut impl FnMut(&Lvop) -> Result<(), LowerError>) -> Result<(), LowerError> {
-        let m = self.m;
         let f = self.func;
         if !f.blocks.contains(&f.entry) {
             return Err(self.invalid("the entry block is not a block of the function"));
         }
         for block in emission_order(&f) {
-            if m.block_function(block) != Some(f.index) {
+            if !f.has_block(block) {
                 return Err(self.invalid("a block of the function belongs to another function"));
             }
             sink(&Lvop { imm: Imm::Label(block), ..Lvop::new(op::LABEL) })?;
-            for inst in m.block_insts(block) {
-                self.inst(inst, m.inst(inst), m.inst_result(inst), sink)?;
+            for inst in f.block_insts(block) {
+                self.inst(inst, f.inst(inst), f.inst_result(inst), sink)?;
             }
         }
         Ok(())

@@ -156,10 +156,15 @@ struct Lower<'m> {
     short_s_attributes: Vec<Option<ShortBytes>>,
     /// The VOP Type ID by TypeId, computed on first use (phase 2).
     vop_types: Vec<Option<VopType>>,
-    /// Register of each value (see [`ARG`]); values are numbered module-wide, so one table serves every body.
+    /// Register of each value (see [`ARG`]): every body's dense value table, one after the other.
     registers: Vec<u32>,
-    /// Label of each block.
+    /// Label of each block: every body's dense block table, one after the other.
     labels: Vec<u32>,
+    /// Where each body's values and blocks are in `registers` and `labels` (ids are scoped to their function).
+    scopes: Vec<Scope>,
+    /// The body being planned, written or encoded, and its scope.
+    current: std::cell::Cell<Scope>,
+    current_body: std::cell::Cell<Option<ir::Function<'m>>>,
     next_label: u32,
     function_gbld: FxHashMap<FunctionId, u32>,
     global_gbld: FxHashMap<GlobalId, u32>,
@@ -176,6 +181,32 @@ struct Lower<'m> {
     /// The FN entry being written, and its R list: buffers kept across entries.
     entry_buffer: Vec<u8>,
     list_buffer: Vec<u8>,
+}
+
+/// Where one body's values and blocks are in [`Lower::registers`] and [`Lower::labels`]: value `v` at
+/// `registers + (v - value_base)` when that is below `values`, block `b` likewise.
+#[derive(Clone, Copy, Default)]
+struct Scope {
+    value_base: u32,
+    registers: usize,
+    values: usize,
+    block_base: u32,
+    labels: usize,
+    blocks: usize,
+}
+
+impl Scope {
+    #[inline(always)]
+    fn register(&self, v: ValueId) -> Option<usize> {
+        let i = v.as_u32().wrapping_sub(self.value_base) as usize;
+        (i < self.values).then_some(self.registers + i)
+    }
+
+    #[inline(always)]
+    fn label(&self, b: BlockId) -> Option<usize> {
+        let i = b.as_u32().wrapping_sub(self.block_base) as usize;
+        (i < self.blocks).then_some(self.labels + i)
+    }
 }
 
 fn lower_err(e: EncodeError) -> LowerError {
@@ -242,8 +273,11 @@ impl<'m> Lower<'m> {
             s_attributes: vec![None; types.len()],
             short_s_attributes: (0..types.len()).map(|_| None).collect(),
             vop_types: vec![None; types.len()],
-            registers: vec![NONE; m.value_id_bound()],
-            labels: vec![NONE; m.block_id_bound()],
+            registers: Vec::new(),
+            labels: Vec::new(),
+            scopes: Vec::new(),
+            current: std::cell::Cell::new(Scope::default()),
+            current_body: std::cell::Cell::new(None),
             next_label: 1,
             function_gbld: FxHashMap::default(),
             global_gbld: FxHashMap::default(),
@@ -272,6 +306,16 @@ impl<'m> Lower<'m> {
             self.function_gbld.entry(d.id).or_insert(global_count + i as u32 + 1);
         }
         self.bodies = (0..m.function_count()).map(|_| None).collect();
+        let (mut registers, mut labels) = (0, 0);
+        for f in m.functions() {
+            let (values, blocks) = (f.value_slots(), f.block_slots());
+            let value_base = f.value_at(0).as_u32();
+            let block_base = f.block_at(0).as_u32();
+            self.scopes.push(Scope { value_base, registers, values, block_base, labels, blocks });
+            (registers, labels) = (registers + values, labels + blocks);
+        }
+        self.registers = vec![NONE; registers];
+        self.labels = vec![NONE; labels];
         for f in m.functions() {
             if self.body_of.insert(f.id, f.index).is_some() {
                 return Err(Self::module_error("two bodies define one function"));
@@ -304,9 +348,13 @@ impl<'m> Lower<'m> {
         // Labels and trace-table indices follow the body storage order, the order the VOPs are written in.
         let mut next_record = 0u32;
         let plans = std::mem::take(&mut self.plans);
-        for body in self.bodies.iter_mut().flatten() {
+        for (index, body) in self.bodies.iter_mut().enumerate() {
+            let Some(body) = body else { continue };
+            let scope = self.scopes[index];
             for &b in &plans.blocks[body.blocks.clone()] {
-                self.labels[b.index()] = self.next_label;
+                if let Some(slot) = scope.label(b).and_then(|i| self.labels.get_mut(i)) {
+                    *slot = self.next_label;
+                }
                 self.next_label += 1;
             }
             next_record += body.blocks.len() as u32;
@@ -410,8 +458,11 @@ impl<'m> Lower<'m> {
     fn plan(&mut self, index: usize, gbld: u32) -> Result<(), LowerError> {
         let m = self.m;
         let f = m.function_at(index);
+        let scope = self.scopes[index];
+        self.current.set(scope);
+        self.current_body.set(Some(f));
         for (k, p) in f.params.iter().enumerate() {
-            if let Some(slot) = self.registers.get_mut(p.value.index()) {
+            if let Some(slot) = scope.register(p.value).and_then(|i| self.registers.get_mut(i)) {
                 *slot = ARG | k as u32;
             }
         }
@@ -430,20 +481,20 @@ impl<'m> Lower<'m> {
             if let Operand::Value(v) = vop.dst {
                 // The stored-to pointer of STIXIMM is a use (A8.5).
                 if vop.opn != op::STIXIMM {
-                    if let Some(slot) = self.registers.get_mut(v.index()) {
+                    if let Some(slot) = scope.register(v).and_then(|i| self.registers.get_mut(i)) {
                         if *slot == NONE {
                             *slot = (self.plans.temps.len() - temps) as u32;
                             self.plans.temps.push(v);
                         }
                     }
                 }
-                if let Some(t) = m.value_type(v) {
+                if let Some(t) = f.value_type(v) {
                     self.visit_type(t);
                 }
             }
             match vop.srca {
                 Operand::Local(_) => self.plans.allocas.push(vop.ty.unwrap_or(TypeId::VOID)),
-                Operand::ConstInst(inst) => const_decls |= matches!(m.inst(inst), InstData::ConstDecl { .. }),
+                Operand::ConstInst(inst) => const_decls |= matches!(f.inst(inst), InstData::ConstDecl { .. }),
                 _ => {}
             }
             for ty in [vop.ty, vop.stype].into_iter().flatten() {
@@ -635,12 +686,11 @@ impl<'m> Lower<'m> {
         f: ir::Function<'_>,
         temps: &[ValueId],
     ) -> Result<(), LowerError> {
-        let m = self.m;
         let base = f.params.len();
         list.reserve(temps.len() * 8);
         for (j, &v) in temps.iter().enumerate() {
             let ty =
-                m.value_type(v).ok_or_else(|| LowerError::UndefinedValue { func: f.name.to_string(), value: v })?;
+                f.value_type(v).ok_or_else(|| LowerError::UndefinedValue { func: f.name.to_string(), value: v })?;
             let id = v.as_u32();
             let has_id = id as usize != base + j;
             if !matches!(self.short_s_attributes.get(ty.index()), Some(Some(_))) {
@@ -798,6 +848,8 @@ impl<'m> Lower<'m> {
             return Ok(());
         };
         let f = m.function_at(index);
+        self.current.set(self.scopes[index]);
+        self.current_body.set(Some(f));
         let body = self.bodies[index].take().ok_or_else(|| Self::module_error("a body was not planned"))?;
         // A: parameters with names and ValueIds (C3).
         if !f.params.is_empty() {
@@ -808,7 +860,7 @@ impl<'m> Lower<'m> {
                 if !name.is_empty() {
                     self.string_attribute(&mut variable, Tag::NAME, name)?;
                 }
-                let ty = m
+                let ty = f
                     .value_type(p.value)
                     .ok_or_else(|| LowerError::UndefinedValue { func: f.name.to_string(), value: p.value })?;
                 self.type_attribute(&mut variable, ty)?;
@@ -841,12 +893,12 @@ impl<'m> Lower<'m> {
         // 0x11: block ids and names, unless every id is its emission index and every name empty (C4).
         let blocks = &plans.blocks[body.blocks.clone()];
         let default_blocks =
-            blocks.iter().enumerate().all(|(k, &b)| b.as_u32() as usize == k && m.block_name(b).is_empty());
+            blocks.iter().enumerate().all(|(k, &b)| b.as_u32() as usize == k && f.block_name(b).is_empty());
         if !default_blocks {
             let mut payload = Vec::new();
             for &b in blocks {
                 write_uvli32(&mut payload, b.as_u32());
-                write_string_tag(&mut self.strings, &mut payload, m.block_name(b));
+                write_string_tag(&mut self.strings, &mut payload, f.block_name(b));
             }
             write_data_chunk(&mut entry, profile::TAG_BLOCK_TABLE, &payload)?;
         }
@@ -856,10 +908,10 @@ impl<'m> Lower<'m> {
         // 0x18: const_decl records in Temporary order, which is emission order.
         let mut records = Vec::new();
         for &b in blocks.iter().filter(|_| body.const_decls) {
-            for inst in m.block_insts(b) {
-                if let (InstData::ConstDecl { decl }, Some(v)) = (*m.inst(inst), m.inst_result(inst)) {
+            for inst in f.block_insts(b) {
+                if let (InstData::ConstDecl { decl }, Some(v)) = (*f.inst(inst), f.inst_result(inst)) {
                     let decl = m.const_decl(decl);
-                    write_uvli32(&mut records, self.registers.get(v.index()).copied().unwrap_or(NONE));
+                    write_uvli32(&mut records, self.register_of(v));
                     write_string_tag(&mut self.strings, &mut records, decl.name);
                     self.write_expr(&mut records, decl.expr, Some(f.index))?;
                 }
@@ -898,7 +950,7 @@ impl<'m> Lower<'m> {
                 Register::Global((*index).into()).write(out, &none)?;
             }
             ConstExprKind::Reference(ConstRef::Local(v)) => {
-                let raw = self.registers.get(v.index()).copied().unwrap_or(NONE);
+                let raw = self.register_of(*v);
                 let owner = func.and_then(|f| self.bodies.get(f));
                 if func.is_none() || raw == NONE || owner.is_none() {
                     return Err(Self::module_error("a constant expression names a value outside its function"));
@@ -917,6 +969,12 @@ impl<'m> Lower<'m> {
             }
         }
         Ok(())
+    }
+
+    /// The raw register of value `v` of the current body ([`NONE`] if it has none).
+    #[inline(always)]
+    fn register_of(&self, v: ValueId) -> u32 {
+        self.current.get().register(v).and_then(|i| self.registers.get(i)).copied().unwrap_or(NONE)
     }
 
     fn local_register(&self, raw: u32) -> Register {
@@ -946,6 +1004,8 @@ impl<'m> Lower<'m> {
         for index in 0..self.bodies.len() {
             let Some(body) = &self.bodies[index] else { continue };
             let (gbld, first_trace, func_name) = (body.gbld, traces.len() as u64, m.function_at(index).name);
+            self.current.set(self.scopes[index]);
+            self.current_body.set(Some(m.function_at(index)));
             let start = count;
             block_starts.clear();
             let mut emitter = Emitter::new(m, m.function_at(index));
@@ -977,7 +1037,7 @@ impl<'m> Lower<'m> {
         Ok(Some(match operand {
             Operand::None => return Ok(None),
             Operand::Value(v) => {
-                let raw = self.registers.get(v.index()).copied().unwrap_or(NONE);
+                let raw = self.register_of(v);
                 if raw == NONE {
                     return Err(LowerError::UndefinedValue { func: func.to_string(), value: v });
                 }
@@ -996,7 +1056,11 @@ impl<'m> Lower<'m> {
                 }
             }
             Operand::ConstInst(inst) => {
-                let data = self.m.inst(inst);
+                let data = self
+                    .current_body
+                    .get()
+                    .map(|f| f.inst(inst))
+                    .ok_or_else(|| Self::module_error("a constant operand outside a body"))?;
                 let value = match *data {
                     InstData::ConstDecl { decl } => self.m.const_decl(decl).value,
                     _ => self.m.const_payload(data).ok_or_else(|| LowerError::Invalid {
@@ -1068,7 +1132,7 @@ impl<'m> Lower<'m> {
     /// The label of block `b`.
     #[inline]
     fn label(&self, b: BlockId, func: &str) -> Result<u32, LowerError> {
-        match self.labels.get(b.index()) {
+        match self.current.get().label(b).and_then(|i| self.labels.get(i)) {
             Some(&l) if l != NONE => Ok(l),
             _ => Err(LowerError::Invalid { func: func.to_string(), what: "a branch names a block of no function" }),
         }
@@ -1086,7 +1150,7 @@ impl<'m> Lower<'m> {
     /// A value operand: its Temporary or Arg register, through the register's cell.
     #[inline(always)]
     fn write_value(&self, enc: &mut VopEncoder, v: ValueId, cells: &mut Cells, func: &str) -> Result<(), LowerError> {
-        let raw = self.registers.get(v.index()).copied().unwrap_or(NONE);
+        let raw = self.register_of(v);
         // The cell belongs to the register, not the value: every body reuses Temporary j and Arg k.
         let (cell, register) = if raw & ARG != 0 {
             let base = raw & !ARG;

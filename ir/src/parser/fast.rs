@@ -23,9 +23,9 @@
 
 use super::super::lexer::{digit_count, number_end, parse_digits, WORD};
 use super::{convention, literal_value, Parser, Pending, PendingCall};
-use crate::entity::{BlockId, EntityRef, FunctionId, PackedOption, StrId, TypeId, ValueId};
+use crate::entity::{BlockId, FunctionId, PackedOption, StrId, TypeId, ValueId};
 use crate::inst::InstData;
-use crate::module::{DeclData, FunctionData, Linkage, Param, VACANT};
+use crate::module::{DeclData, Linkage, Param};
 use crate::opcode::{CmpOp, FCmpPred, ICmpPred, Opcode, ResultRule, Shape};
 use crate::types::{CallingConvention, SigKey};
 
@@ -470,8 +470,8 @@ impl<'a> Parser<'a> {
         }
         let mut c = Cursor::new(self.src, pos)?;
         let value = c.value(self.max_id)?.as_u32();
-        // Dense numbering only (so that no vacant slot is filled and no id is reused).
-        if value as usize != self.m.value_types.len() {
+        // Ids in order only (so that defining the result cannot fail).
+        if !self.local_values.continues_run(value) {
             return None;
         }
         c.eat(b": ")?;
@@ -513,7 +513,7 @@ impl<'a> Parser<'a> {
             let name = c.word()?;
             c.eat(b":")?;
             let f = &self.m.functions[self.func as usize];
-            let local = self.m.block_order.len() as u64 - u64::from(f.blocks.0);
+            let local = self.m.block_order.len() as u64 - u64::from(f.order.start);
             let id = self.next_block + local;
             if id > u64::from(self.max_id) {
                 return None;
@@ -530,7 +530,7 @@ impl<'a> Parser<'a> {
         // The checks of `open_block`, which then cannot fail.
         if self.block_count >= self.limits.max_blocks
             || self.nodes >= self.limits.max_nodes
-            || self.m.blocks.get(id.index()).is_some_and(|b| b.func != VACANT)
+            || self.local_blocks.get(id.as_u32()).is_some()
         {
             return None;
         }
@@ -722,16 +722,15 @@ impl<'a> Parser<'a> {
             None => c.scalar_space()?,
         };
         let value = c.value(self.max_id)?;
-        let i = value.index();
         if value.as_u32() == result {
             // The token rules define the result before reading the operands.
             if ty != rty {
                 return None;
             }
         } else {
-            match self.m.value_types.get(i).and_then(|t| t.expand()) {
+            match self.local_values.get(value.as_u32()) {
                 Some(stored) => {
-                    if stored != ty && self.owners.is(i, self.func) {
+                    if stored != ty {
                         return None;
                     }
                 }
@@ -941,29 +940,19 @@ impl<'a> Parser<'a> {
         }
         let mut previous = None;
         for &(_, _, value, _, _) in &self.fast_params {
-            let defined = self.m.value_types.get(value as usize).is_some_and(|t| t.is_some());
-            // Distinct (increasing) and new.
-            if defined || previous.is_some_and(|p| p >= value) {
+            // Distinct (increasing), so that defining them cannot fail.
+            if previous.is_some_and(|p| p >= value) {
                 return None;
             }
             previous = Some(value);
         }
         // As `function_header` does, in its order.
         self.nodes += 2 + 2 * n;
-        self.func = self.m.functions.len() as u32;
-        self.func_max_value = None;
-        self.owners.begin_function(self.func, self.m.value_types.len());
+        self.begin_function();
         let name = self.m.strings.intern(name);
-        let param_start = self.m.params.len() as u32;
         let order_start = self.m.block_order.len() as u32;
-        self.m.functions.push(FunctionData {
-            id,
-            name,
-            ret,
-            entry,
-            params: (param_start, n as u32),
-            blocks: (order_start, 0),
-        });
+        self.push_function(id, name, ret, entry);
+        self.m.functions[self.func as usize].params.len = n as u32;
         self.map.functions.push(start);
         for i in 0..self.fast_params.len() {
             let (name_start, name_len, value, ty, at) = self.fast_params[i];
@@ -1021,10 +1010,8 @@ impl<'a> Parser<'a> {
         let value = match result {
             Some((value, ty)) => {
                 self.values += 1;
-                self.owners.define(value as usize, self.func, self.m.value_types.len());
-                self.m.value_types.push(PackedOption::some(ty));
-                // Dense: above every value defined so far.
-                self.func_max_value = Some(value);
+                // The caller checked that the id continues the run: this cannot fail.
+                let _ = self.local_values.define(value, ty);
                 PackedOption::some(ValueId::from_u32(value))
             }
             None => PackedOption::NONE,

@@ -26,6 +26,32 @@ pub use error::{ParseError, ParseErrorKind, SourceLocation};
 use crate::limits::IrLimits;
 use crate::module::Module;
 
+/// The text format version a module text declares in its header
+/// (`module { format_version N`), without reading the rest; `None` when the
+/// text does not start that way. Tools use it to keep a text's format family
+/// when they print it back (whale-ir §3).
+///
+/// ```
+/// assert_eq!(ir::parser::text_format_version("module {\n  format_version 4\n"), Some(4));
+/// assert_eq!(ir::parser::text_format_version("{}"), None);
+/// ```
+pub fn text_format_version(text: &str) -> Option<u32> {
+    let mut lexer = lexer::Lexer::new(text, 8);
+    let mut word = |expected: Option<&str>| {
+        let token = lexer.next_token();
+        let spelled = text.get(token.span.start as usize..token.span.end as usize)?;
+        match expected {
+            Some(e) => (spelled == e).then_some(token),
+            None => Some(token),
+        }
+    };
+    word(Some("module"))?;
+    word(Some("{"))?;
+    word(Some("format_version"))?;
+    let version = word(None)?;
+    (version.num != lexer::NO_NUMBER).then_some(version.num)
+}
+
 /// Reads a module from text (format 2, 3 or 4) with the default [`IrLimits`],
 /// then verifies it.
 ///

@@ -45,8 +45,10 @@ use crate::entity::{
 };
 use crate::inst::InstData;
 use crate::limits::{IrLimits, LimitError, Resource};
+use crate::local_ids::{LocalIds, SpanBudget};
 use crate::module::{
-    encode_const, BlockData, ConstDeclData, DeclData, FunctionData, GlobalData, Linkage, Module, Param, VACANT,
+    encode_const, BlockData, ConstDeclData, DeclData, FunctionData, GlobalData, LaidOut, Linkage, Module, Param, Span,
+    VACANT,
 };
 use crate::opcode::{CmpOp, FCmpPred, ICmpPred, Opcode, ResultRule, Shape};
 use crate::target::{DataLayout, Endian};
@@ -142,11 +144,22 @@ pub(crate) struct SourceMap {
 impl SourceMap {
     /// The offset of the text a verification error concerns (0 if unknown).
     fn locate(&self, m: &Module, error: &VerifyError) -> u32 {
-        if let Some(&at) = error.inst().and_then(|i| self.insts.get(i.index())) {
-            return at;
-        }
-        if let Some(&at) = error.block().and_then(|b| self.blocks.get(b.index())).filter(|&&at| at != VACANT) {
-            return at;
+        // Instruction and block ids are scoped to their function: find it first.
+        let body = (error.inst().is_some() || error.block().is_some())
+            .then(|| crate::verifier::function_of_error(m, error))
+            .flatten()
+            .map(|index| &m.functions[index]);
+        if let Some(f) = body {
+            let inst = error.inst().filter(|i| i.as_u32() < f.insts.len);
+            if let Some(&at) = inst.and_then(|i| self.insts.get(f.insts.start as usize + i.index())) {
+                return at;
+            }
+            let block = error.block().map(|b| b.as_u32().wrapping_sub(f.block_base)).filter(|&k| k < f.blocks.len);
+            if let Some(&at) =
+                block.and_then(|k| self.blocks.get((f.blocks.start + k) as usize)).filter(|&&at| at != VACANT)
+            {
+                return at;
+            }
         }
         let function = |name: &str, nth: usize| {
             m.functions
@@ -176,7 +189,7 @@ impl SourceMap {
                 .functions
                 .iter()
                 .find(|f| m.str(f.name) == func.as_str())
-                .and_then(|f| self.params.get(f.params.0 as usize + param))
+                .and_then(|f| self.params.get(f.params.start as usize + param))
                 .copied(),
             VerifyError::Call { func, reason, .. } => match reason {
                 CallError::DefinitionMismatch(_)
@@ -211,75 +224,6 @@ struct PendingCall {
     ret_at: u32,
 }
 
-/// Which function owns a value, for values never defined.
-const NO_OWNER: u32 = u32::MAX;
-
-/// Which function defined each value (restated types are checked only
-/// against values of the function being read).
-///
-/// While every value is defined at the end of the value table (dense
-/// numbering, as the printer writes it), function `k` defines exactly the
-/// values from `starts[k]` to the next function's start, and no per-value
-/// table is kept. The first value defined anywhere else (sparse ids of formats
-/// 3 and 4) turns the ranges into a table.
-#[derive(Default)]
-struct Owners {
-    /// The first value id of each function, in range mode.
-    starts: Vec<u32>,
-    /// The owner of each value ([`NO_OWNER`] if undefined), in table mode.
-    table: Vec<u32>,
-    table_mode: bool,
-}
-
-impl Owners {
-    /// Function `func` (the next storage index) starts with `values` values defined.
-    fn begin_function(&mut self, func: u32, values: usize) {
-        if !self.table_mode {
-            debug_assert_eq!(self.starts.len(), func as usize);
-            self.starts.push(values as u32);
-        }
-    }
-
-    /// Whether defined value `i` belongs to function `func`, the one being read.
-    #[inline(always)]
-    fn is(&self, i: usize, func: u32) -> bool {
-        if self.table_mode {
-            self.table.get(i) == Some(&func)
-        } else {
-            self.starts.get(func as usize).is_some_and(|&start| i >= start as usize)
-        }
-    }
-
-    /// Function `func` defines value `i`; `values` were defined before (the
-    /// length of the value table before this definition, or after it when `i`
-    /// lies below).
-    #[inline(always)]
-    fn define(&mut self, i: usize, func: u32, values: usize) {
-        if !self.table_mode && i == values {
-            return;
-        }
-        self.define_in_table(i, func, values);
-    }
-
-    #[inline(never)]
-    fn define_in_table(&mut self, i: usize, func: u32, values: usize) {
-        if !self.table_mode {
-            // Materialize the ranges.
-            self.table = Vec::with_capacity(values.max(i + 1));
-            for (k, &start) in self.starts.iter().enumerate() {
-                let end = self.starts.get(k + 1).map_or(values, |&next| next as usize);
-                self.table.resize(end.max(start as usize), k as u32);
-            }
-            self.table.resize(values, NO_OWNER);
-            self.table_mode = true;
-        }
-        if i >= self.table.len() {
-            self.table.resize(i + 1, NO_OWNER);
-        }
-        self.table[i] = func;
-    }
-}
-
 struct Parser<'a> {
     src: &'a str,
     lexer: Lexer<'a>,
@@ -296,8 +240,15 @@ struct Parser<'a> {
     fast: bool,
     m: Module,
     map: SourceMap,
-    /// Which function defined each value.
-    owners: Owners,
+    /// The open function's values (with their types) and blocks (with their
+    /// label's offset), by their function-scoped ids.
+    local_values: LocalIds<TypeId>,
+    local_blocks: LocalIds<(BlockData, u32)>,
+    /// Vacant entries the laid-out id tables may still take (sparse ids must
+    /// not make the tables much larger than the text).
+    span_budget: SpanBudget,
+    /// The open function's first instruction in the module's table.
+    func_first_inst: usize,
     /// Whether `map.insts` is kept.
     record_insts: bool,
     values: u64,
@@ -312,7 +263,6 @@ struct Parser<'a> {
     // The function being read.
     func: u32,
     func_ret: TypeId,
-    func_max_value: Option<u32>,
     current_block: Option<BlockId>,
     terminated: bool,
     pending: Vec<Pending>,
@@ -516,7 +466,10 @@ impl<'a> Parser<'a> {
             fast: false,
             m: Module::empty(String::new(), DataLayout::default_64bit_le()),
             map: SourceMap::default(),
-            owners: Owners::default(),
+            local_values: LocalIds::default(),
+            local_blocks: LocalIds::default(),
+            span_budget: SpanBudget::new(limits.largest_id_for(src.len())),
+            func_first_inst: 0,
             record_insts: false,
             values: 0,
             block_count: 0,
@@ -524,9 +477,8 @@ impl<'a> Parser<'a> {
             declared: FxHashMap::default(),
             next_value: 0,
             next_block: 0,
-            func: NO_OWNER,
+            func: u32::MAX,
             func_ret: TypeId::VOID,
-            func_max_value: None,
             current_block: None,
             terminated: false,
             pending: Vec::new(),
@@ -962,11 +914,9 @@ impl<'a> Parser<'a> {
     /// `%v` is not defined yet).
     #[inline]
     fn check_operand(&mut self, value: ValueId, ty: TypeId, at: u32) -> PResult<()> {
-        let i = value.index();
-        match self.m.value_types.get(i).and_then(|t| t.expand()) {
+        match self.local_values.get(value.as_u32()) {
             Some(stored) => {
-                // A value of another function is reported by the verifier as undefined here.
-                if stored != ty && self.owners.is(i, self.func) {
+                if stored != ty {
                     return self.conflict(at, self.m.type_name(ty), value.to_string(), self.m.type_name(stored));
                 }
             }
@@ -986,10 +936,7 @@ impl<'a> Parser<'a> {
     }
 
     fn check_indirect(&self, value: ValueId, conv: (CallingConvention, u32), ret: (TypeId, u32)) -> PResult<()> {
-        let Some(ty) = self.m.value_type(value) else { return Ok(()) };
-        if !self.owners.is(value.index(), self.func) {
-            return Ok(());
-        }
+        let Some(ty) = self.local_values.get(value.as_u32()) else { return Ok(()) };
         let Some(sig) = self.m.types.fn_ptr_sig(ty) else { return Ok(()) };
         self.check_signature(sig, conv, ret, &|| format!("the signature of {value}"))
     }
@@ -1016,32 +963,17 @@ impl<'a> Parser<'a> {
         if self.values > self.limits.max_values {
             return self.limit(at, Resource::Values, self.limits.max_values);
         }
-        let i = value.index();
-        let len = self.m.value_types.len();
-        if i == len {
-            // Dense numbering: the common case.
-            self.m.value_types.push(PackedOption::some(ty));
-        } else {
-            if i > len {
-                self.m.value_types.resize(i + 1, PackedOption::NONE);
-            } else if self.m.value_types[i].is_some() {
-                return self.duplicate_value(value, at);
-            }
-            self.m.value_types[i] = PackedOption::some(ty);
-        }
-        self.owners.define(i, self.func, len);
-        if self.func_max_value.is_none_or(|m| m < value.as_u32()) {
-            self.func_max_value = Some(value.as_u32());
+        if self.local_values.define(value.as_u32(), ty).is_err() {
+            return self.duplicate_value(value, at);
         }
         Ok(())
     }
 
     #[cold]
     fn duplicate_value(&self, value: ValueId, at: u32) -> PResult<()> {
-        if self.format == 2 && self.owners.is(value.index(), self.func) {
+        if self.format == 2 {
             if let Some(f) = self.m.functions.get(self.func as usize) {
-                let (start, len) = f.params;
-                let params = &self.m.params[start as usize..(start + len) as usize];
+                let params = &self.m.params[f.params.start as usize..];
                 if let Some(p) = params.iter().find(|p| p.value == value) {
                     let param = self.m.str(p.name).to_string();
                     return fail(at as usize, ParseErrorKind::NonCanonicalId { value: value.to_string(), param });
@@ -1058,18 +990,11 @@ impl<'a> Parser<'a> {
             return self.limit(at, Resource::Blocks, self.limits.max_blocks);
         }
         self.count_node(at)?;
-        let i = id.index();
-        if i >= self.m.blocks.len() {
-            self.m.blocks.resize(i + 1, BlockData { name, func: VACANT, start: 0, end: 0 });
-            self.map.blocks.resize(i + 1, VACANT);
-        }
-        if self.m.blocks[i].func != VACANT {
+        let start = (self.m.insts.len() - self.func_first_inst) as u32;
+        if self.local_blocks.define(id.as_u32(), (BlockData { name, start, end: start }, at)).is_err() {
             let shown = if self.format == 2 { format!("block {}", id.as_u32()) } else { id.to_string() };
             return fail(at as usize, ParseErrorKind::DuplicateDefinition(shown));
         }
-        let start = self.m.insts.len() as u32;
-        self.m.blocks[i] = BlockData { name, func: self.func, start, end: start };
-        self.map.blocks[i] = at;
         self.m.block_order.push(id);
         self.current_block = Some(id);
         self.terminated = false;
@@ -1078,8 +1003,39 @@ impl<'a> Parser<'a> {
 
     fn close_block(&mut self) {
         if let Some(b) = self.current_block.take() {
-            self.m.blocks[b.index()].end = self.m.insts.len() as u32;
+            let end = (self.m.insts.len() - self.func_first_inst) as u32;
+            if let Some((data, _)) = self.local_blocks.get_mut(b.as_u32()) {
+                data.end = end;
+            }
         }
+    }
+
+    /// Lays out the open function's value and block tables (see `local_ids.rs`)
+    /// and completes its record; returns its highest value id, if any.
+    fn lay_out_function(&mut self, at: u32) -> PResult<Option<u32>> {
+        let (value_base, value_span) = self.local_values.span();
+        let (_, block_span) = self.local_blocks.span();
+        if self.span_budget.charge(&self.local_values, &self.local_blocks).is_err() {
+            return self.limit(at, Resource::Id, u64::from(self.max_id));
+        }
+        let highest = (value_span > 0).then(|| value_base + value_span - 1);
+        let m = &mut self.m;
+        let value_start = m.value_types.len();
+        m.value_types.resize(value_start + value_span as usize, PackedOption::NONE);
+        let value_types = &mut m.value_types[value_start..];
+        self.local_values.drain(|k, ty| value_types[k] = PackedOption::some(ty));
+        let block_start = m.blocks.len();
+        m.blocks.resize(block_start + block_span as usize, BlockData::VACANT);
+        self.map.blocks.resize(block_start + block_span as usize, VACANT);
+        let (blocks, offsets) = (&mut m.blocks[block_start..], &mut self.map.blocks[block_start..]);
+        let (block_base, _) = self.local_blocks.drain(|k, (data, at)| {
+            blocks[k] = data;
+            offsets[k] = at;
+        });
+        let first_inst = self.func_first_inst;
+        let at = LaidOut { first_inst, value_start, value_base, block_start, block_base };
+        m.close_function_runs(self.func as usize, at);
+        Ok(highest)
     }
 
     // ---- module ---------------------------------------------------------------------------
@@ -1236,12 +1192,12 @@ impl<'a> Parser<'a> {
             None => self.function_header()?,
         };
         self.body()?;
-        self.expect(TokenKind::RBrace, "`}` closing the function")?;
+        let end = self.expect(TokenKind::RBrace, "`}` closing the function")?.span.start;
         let block_count = self.m.block_order.len() as u32 - order_start;
-        self.m.functions[self.func as usize].blocks.1 = block_count;
         self.resolve_pending()?;
+        let highest = self.lay_out_function(end)?;
         if self.format == 2 {
-            self.next_value = match self.func_max_value {
+            self.next_value = match highest {
                 Some(highest) => u64::from(highest) + 1,
                 None => self.next_value + u64::from(param_count),
             };
@@ -1259,9 +1215,7 @@ impl<'a> Parser<'a> {
         if self.m.functions.len() as u64 >= self.limits.max_functions {
             return self.limit(start, Resource::Functions, self.limits.max_functions);
         }
-        self.func = self.m.functions.len() as u32;
-        self.func_max_value = None;
-        self.owners.begin_function(self.func, self.m.value_types.len());
+        self.begin_function();
         let (id, name) = if self.format == 2 {
             let t = self.expect(AtRef, "`@NAME` after `fn`")?;
             let text = &self.text(t)[1..];
@@ -1281,14 +1235,7 @@ impl<'a> Parser<'a> {
         // id, entry and ranges are completed below.
         let param_start = self.m.params.len() as u32;
         let order_start = self.m.block_order.len() as u32;
-        self.m.functions.push(FunctionData {
-            id: id.unwrap_or(FunctionId::from_u32(0)),
-            name,
-            ret: TypeId::VOID,
-            entry: BlockId::from_u32(0),
-            params: (param_start, 0),
-            blocks: (order_start, 0),
-        });
+        self.push_function(id.unwrap_or(FunctionId::from_u32(0)), name, TypeId::VOID, BlockId::from_u32(0));
         self.map.functions.push(start);
         self.expect(LParen, "`(` before the parameters")?;
         if !self.at(RParen) {
@@ -1317,9 +1264,36 @@ impl<'a> Parser<'a> {
         f.id = id;
         f.ret = ret;
         f.entry = entry;
-        f.params.1 = param_count;
+        f.params.len = param_count;
         self.func_ret = ret;
         Ok((order_start, param_count))
+    }
+
+    /// Starts reading a function: the next storage index, empty id tables.
+    pub(super) fn begin_function(&mut self) {
+        self.func = self.m.functions.len() as u32;
+        self.func_first_inst = self.m.insts.len();
+        self.local_values.clear();
+        self.local_blocks.clear();
+    }
+
+    /// Pushes the open function's record; its runs are completed by `lay_out_function`.
+    pub(super) fn push_function(&mut self, id: FunctionId, name: StrId, ret: TypeId, entry: BlockId) {
+        let params = Span { start: self.m.params.len() as u32, len: 0 };
+        let order = Span { start: self.m.block_order.len() as u32, len: 0 };
+        self.m.functions.push(FunctionData {
+            id,
+            name,
+            ret,
+            entry,
+            params,
+            order,
+            blocks: Span::EMPTY,
+            block_base: 0,
+            insts: Span::EMPTY,
+            values: Span::EMPTY,
+            value_base: 0,
+        });
     }
 
     /// An id inferred by the format-2 numbering, within the id limit.
@@ -1335,7 +1309,7 @@ impl<'a> Parser<'a> {
         self.count_node(at)?;
         let (value, name) = if self.format == 2 {
             let t = self.expect(TokenKind::Word, "a parameter name")?;
-            let index = u64::from(self.m.params.len() as u32 - self.m.functions[self.func as usize].params.0);
+            let index = u64::from(self.m.params.len() as u32 - self.m.functions[self.func as usize].params.start);
             let value = ValueId::from_u32(self.inferred_id(self.next_value + index, at)?);
             (value, self.m.strings.intern(self.text(t)))
         } else {
@@ -1391,7 +1365,7 @@ impl<'a> Parser<'a> {
     /// Format 2: `NAME:`, numbered after the previous blocks.
     fn label_bare(&mut self, t: Token) -> PResult<()> {
         self.bump();
-        let local = self.m.block_order.len() as u64 - u64::from(self.m.functions[self.func as usize].blocks.0);
+        let local = self.m.block_order.len() as u64 - u64::from(self.m.functions[self.func as usize].order.start);
         let id = BlockId::from_u32(self.inferred_id(self.next_block + local, t.span.start)?);
         let name = self.m.strings.intern(self.text(t));
         self.open_block(id, name, t.span.start)
@@ -1411,9 +1385,7 @@ impl<'a> Parser<'a> {
         for pending in std::mem::take(&mut self.pending) {
             match pending {
                 Pending::Operand { value, ty, at } => {
-                    let i = value.index();
-                    let stored = self.m.value_types.get(i).and_then(|t| t.expand());
-                    if let Some(stored) = stored.filter(|_| self.owners.is(i, self.func)) {
+                    if let Some(stored) = self.local_values.get(value.as_u32()) {
                         self.same(ty, stored, at, &|| value.to_string())?;
                     }
                 }
@@ -1459,7 +1431,7 @@ impl<'a> Parser<'a> {
             return fail(start as usize, ParseErrorKind::Expected { expected: "a block label", found });
         };
         if self.terminated {
-            let name = self.m.str(self.m.blocks[block.index()].name);
+            let name = self.local_blocks.get(block.as_u32()).map_or("", |(data, _)| self.m.str(data.name));
             let shown = if self.format == 2 { name.to_string() } else { format!("{block} {name:?}") };
             return fail(start as usize, ParseErrorKind::InstructionAfterTerminator(shown));
         }
@@ -1768,7 +1740,7 @@ impl<'a> Parser<'a> {
         } else if self.is_word("indirect") {
             self.bump();
             let value = self.value_ref("the callee `%vN`")?;
-            if self.m.value_type(value).is_some() {
+            if self.local_values.get(value.as_u32()).is_some() {
                 self.check_indirect(value, (conv, conv_at), (ret, ret_at))?;
             } else {
                 self.pending.push(Pending::Indirect { value, conv, conv_at, ret, ret_at });
@@ -1811,28 +1783,6 @@ mod tests {
         for word in ["", "a", "addd", "ad", "icmpp", "uninit2", "trap_if_", "Add"] {
             assert_eq!(opcode(word.as_bytes()), Opcode::from_mnemonic(word), "{word}");
         }
-    }
-
-    #[test]
-    fn owners_turn_from_ranges_into_a_table() {
-        let mut owners = Owners::default();
-        owners.begin_function(0, 0);
-        for i in 0..3 {
-            owners.define(i, 0, i);
-        }
-        owners.begin_function(1, 3);
-        owners.begin_function(2, 3);
-        owners.define(3, 2, 3);
-        assert!(!owners.table_mode);
-        assert!(owners.is(1, 0) && !owners.is(1, 2) && owners.is(3, 2));
-        // A sparse id: the ranges become a table.
-        owners.define(7, 2, 4);
-        assert!(owners.table_mode);
-        assert_eq!(owners.table, [0, 0, 0, 2, NO_OWNER, NO_OWNER, NO_OWNER, 2]);
-        owners.begin_function(3, 8);
-        owners.define(5, 3, 8);
-        owners.define(8, 3, 8);
-        assert!(owners.is(5, 3) && owners.is(8, 3) && owners.is(7, 2) && !owners.is(4, 3));
     }
 
     #[test]

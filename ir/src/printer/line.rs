@@ -13,7 +13,7 @@
 
 use crate::entity::{EntityRef, TypeId, ValueId};
 use crate::inst::InstData;
-use crate::module::Module;
+use crate::module::Function;
 use crate::opcode::Opcode;
 
 /// Bytes of a padded token; every mnemonic, scalar type and predicate is shorter.
@@ -167,13 +167,13 @@ fn decimal_digits(n: u32) -> usize {
 #[inline]
 pub(super) fn push_common(
     out: &mut Vec<u8>,
-    m: &Module,
+    f: &Function<'_>,
     tokens: &Tokens,
     data: &InstData,
     result: Option<ValueId>,
 ) -> bool {
     let mut line = Line { bytes: [b' '; LINE], len: 0 };
-    match write_common(&mut line, m, tokens, data, result).and_then(|()| line.bytes.get(..line.len)) {
+    match write_common(&mut line, f, tokens, data, result).and_then(|()| line.bytes.get(..line.len)) {
         Some(text) => {
             out.extend_from_slice(text);
             true
@@ -183,8 +183,14 @@ pub(super) fn push_common(
 }
 
 #[inline(always)]
-fn write_common(line: &mut Line, m: &Module, tokens: &Tokens, data: &InstData, result: Option<ValueId>) -> Option<()> {
-    let scalar_of = |v: ValueId| m.value_type(v).and_then(|t| tokens.scalar(t));
+fn write_common(
+    line: &mut Line,
+    f: &Function<'_>,
+    tokens: &Tokens,
+    data: &InstData,
+    result: Option<ValueId>,
+) -> Option<()> {
+    let scalar_of = |v: ValueId| f.value_type(v).and_then(|t| tokens.scalar(t));
     let result = result?;
     let result_ty = scalar_of(result)?;
     line.text(b"    ")?;

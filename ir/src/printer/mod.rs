@@ -18,7 +18,7 @@ mod line;
 
 use crate::const_expr::ConstExpr;
 use crate::constant::ConstValue;
-use crate::entity::{BlockId, FunctionId, TypeId, ValueId};
+use crate::entity::{BlockId, FunctionId, PackedOption, TypeId, ValueId};
 use crate::inst::InstData;
 use crate::module::{Function, Module};
 use crate::opcode::{CmpOp, FCmpPred, ICmpPred, Opcode};
@@ -27,10 +27,10 @@ use crate::types::push_u64;
 /// Which text layout to write.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum TextFormat {
-    /// Format 2 when the module allows it exactly, otherwise format 4.
+    /// Format 2 when the module allows it exactly ([`format2_is_exact`]), otherwise format 4.
     Auto,
-    /// Format 2 (the seed's layout). Falls back to format 4 when the module is
-    /// not canonically numbered or a name cannot be written bare.
+    /// Format 2 (the seed's layout). Falls back to format 4 when format 2
+    /// cannot reproduce the module ([`format2_is_exact`]).
     V2,
     /// Format 4: explicit identities and quoted names.
     V4,
@@ -82,13 +82,19 @@ pub fn write_module(module: &Module, format: TextFormat, sink: &mut dyn std::io:
 /// Bytes gathered before [`write_module`] hands them to its sink.
 const CHUNK: usize = 64 * 1024;
 
-/// Whether format 2 text reproduces `module` exactly.
+/// Instructions per run of functions printed by one task (about 1 MB of text).
+const PARALLEL_RUN: usize = 20 * 1024;
+
+/// Whether format 2 text reproduces `module` exactly (whale-ir §3): its ids
+/// are canonically numbered, its names can be written bare, and it uses only
+/// format-2 instructions (no `uninit`, which format 2 never had).
 pub fn format2_is_exact(module: &Module) -> bool {
     module.is_canonically_numbered()
         && module.functions().all(|f| {
             is_bare_name(f.name)
                 && f.params.iter().all(|p| is_bare_name(module.str(p.name)))
-                && f.blocks.iter().all(|&b| is_bare_name(module.block_name(b)))
+                && f.blocks.iter().all(|&b| is_bare_name(f.block_name(b)))
+                && !f.insts().iter().any(|data| matches!(data, InstData::Memory { op: Opcode::Uninit, .. }))
         })
         && module.globals().all(|g| is_bare_name(g.name))
 }
@@ -123,6 +129,9 @@ pub fn push_quoted(out: &mut String, s: &str) {
 
 struct Printer<'m, 'w> {
     m: &'m Module,
+    /// The value types of the function being printed, from its value base
+    /// (its value ids are scoped to it).
+    value_types: (&'m [PackedOption<TypeId>], u32),
     out: String,
     /// Where full chunks go ([`write_module`]); `None` keeps everything in `out`.
     sink: Option<&'w mut dyn std::io::Write>,
@@ -145,8 +154,13 @@ impl<'m, 'w> Printer<'m, 'w> {
             TextFormat::V4 => true,
             TextFormat::Auto | TextFormat::V2 => !format2_is_exact(m),
         };
+        Self::with_layout(m, v4, out, sink)
+    }
+
+    fn with_layout(m: &'m Module, v4: bool, out: String, sink: Option<&'w mut dyn std::io::Write>) -> Self {
         Printer {
             m,
+            value_types: (&[], 0),
             out,
             sink,
             error: None,
@@ -246,14 +260,47 @@ impl<'m, 'w> Printer<'m, 'w> {
             }
             self.out.push('\n');
         }
-        for f in m.functions() {
-            self.function(f);
+        let runs = crate::parallel::runs_of(m, PARALLEL_RUN);
+        if runs.len() == 1 {
+            for f in m.functions() {
+                self.function(f);
+            }
+        } else {
+            self.functions_in_parallel(&runs);
         }
         self.out.push_str("}\n");
     }
 
-    fn function(&mut self, f: Function<'_>) {
+    /// Prints runs of functions on the current thread pool, a window of runs
+    /// at a time, each into a text of its own, and appends the texts in order:
+    /// the output is the sequential one, and a streamed print holds about one
+    /// window of text at a time.
+    fn functions_in_parallel(&mut self, runs: &[std::ops::Range<usize>]) {
+        use rayon::prelude::*;
+        let (m, v4) = (self.m, self.v4);
+        let window = rayon::current_num_threads() * 2;
+        for batch in runs.chunks(window) {
+            let texts: Vec<String> = batch
+                .par_iter()
+                .map(|run| {
+                    let mut printer = Printer::with_layout(m, v4, String::with_capacity(2 * CHUNK), None);
+                    for index in run.clone() {
+                        printer.function(m.function_at(index));
+                    }
+                    printer.settle_lines();
+                    printer.out
+                })
+                .collect();
+            for text in texts {
+                self.out.push_str(&text);
+                self.flush_if_full();
+            }
+        }
+    }
+
+    fn function(&mut self, f: Function<'m>) {
         let m = self.m;
+        self.value_types = f.value_table();
         self.out.push_str("  fn ");
         if self.v4 {
             self.func_ref(f.id);
@@ -294,14 +341,15 @@ impl<'m, 'w> Printer<'m, 'w> {
             if self.v4 {
                 self.block_ref(b);
                 self.out.push(' ');
-                push_quoted(&mut self.out, m.block_name(b));
+                push_quoted(&mut self.out, f.block_name(b));
             } else {
-                self.out.push_str(m.block_name(b));
+                self.out.push_str(f.block_name(b));
             }
             self.out.push_str(":\n");
-            for inst in m.block_insts(b) {
-                let (data, result) = (m.inst(inst), m.inst_result(inst));
-                if line::push_common(&mut self.lines, m, &self.tokens, data, result) {
+            let (insts, results, _) = f.block_slices(b);
+            for (data, result) in insts.iter().zip(results) {
+                let result = result.expand();
+                if line::push_common(&mut self.lines, &f, &self.tokens, data, result) {
                     if self.lines.len() >= CHUNK {
                         self.settle_lines();
                     }
@@ -324,10 +372,10 @@ impl<'m, 'w> Printer<'m, 'w> {
         self.out.push_str("  }\n\n");
     }
 
-    fn inst(&mut self, data: &InstData, result: Option<ValueId>, f: Function<'_>) {
+    fn inst(&mut self, data: &InstData, result: Option<ValueId>, f: Function<'m>) {
         let m = self.m;
         let op = data.opcode();
-        let result_ty = result.and_then(|v| m.value_type(v));
+        let result_ty = result.and_then(|v| f.value_type(v));
         match *data {
             InstData::Nullary { .. } => {
                 self.out.push_str(op.mnemonic());
@@ -370,7 +418,7 @@ impl<'m, 'w> Printer<'m, 'w> {
                             Some(crate::types::TypeKey::Tuple(fields)) => fields.first().copied(),
                             _ => None,
                         })
-                        .or_else(|| m.value_type(args[0]));
+                        .or_else(|| f.value_type(args[0]));
                     self.opt_ty(operand);
                 } else {
                     self.opt_ty(result_ty);
@@ -470,7 +518,7 @@ impl<'m, 'w> Printer<'m, 'w> {
                 self.call_args(m.list(args));
             }
             InstData::CallIndirect { callee, args } => {
-                let sig = m.value_type(callee).and_then(|t| m.types.fn_ptr_sig(t));
+                let sig = f.value_type(callee).and_then(|t| m.types.fn_ptr_sig(t));
                 self.call_head(sig, result_ty);
                 self.out.push_str("indirect ");
                 self.value(callee);
@@ -586,7 +634,9 @@ impl<'m, 'w> Printer<'m, 'w> {
 
     #[inline]
     fn value_ty(&mut self, v: ValueId) {
-        self.opt_ty(self.m.value_type(v));
+        let (types, base) = self.value_types;
+        let ty = types.get(v.as_u32().wrapping_sub(base) as usize).and_then(|t| t.expand());
+        self.opt_ty(ty);
     }
 
     #[inline]
@@ -671,8 +721,8 @@ mod tests {
     #[test]
     fn whale_ir_section_4_example() {
         use crate::constant::ConstValue;
-        use crate::entity::{BlockId, EntityRef, FunctionId, PackedOption};
-        use crate::module::{encode_const, BlockData, DeclData, FunctionData, Linkage, Param, VACANT};
+        use crate::entity::{BlockId, FunctionId, PackedOption};
+        use crate::module::{encode_const, BlockData, DeclData, FunctionData, Linkage, Param, Span};
         use crate::target::DataLayout;
         use crate::types::{FunctionSignature, Type};
 
@@ -688,14 +738,19 @@ mod tests {
             name: abs,
             ret: TypeId::I64,
             entry: b(2),
-            params: (0, 1),
-            blocks: (0, 3),
+            params: Span { start: 0, len: 1 },
+            order: Span { start: 0, len: 3 },
+            blocks: Span { start: 0, len: 4 },
+            block_base: 2,
+            insts: Span { start: 0, len: 7 },
+            values: Span { start: 0, len: 5 },
+            value_base: 7,
         });
         m.block_order = vec![b(2), b(4), b(5)];
-        m.blocks = vec![BlockData { name: entry, func: VACANT, start: 0, end: 0 }; 6];
-        m.blocks[2] = BlockData { name: entry, func: 0, start: 0, end: 3 };
-        m.blocks[4] = BlockData { name: done, func: 0, start: 3, end: 5 };
-        m.blocks[5] = BlockData { name: negate, func: 0, start: 5, end: 7 };
+        m.blocks = vec![BlockData::VACANT; 4];
+        m.blocks[0] = BlockData { name: entry, start: 0, end: 3 };
+        m.blocks[2] = BlockData { name: done, start: 3, end: 5 };
+        m.blocks[3] = BlockData { name: negate, start: 5, end: 7 };
         let (kind, bits) = encode_const(ConstValue::I(0)).unwrap();
         let inputs = m.pool.make(&[7, 2, 11, 5]);
         let insts = [
@@ -711,10 +766,10 @@ mod tests {
             m.insts.push(data);
             m.inst_results.push(result.map(v).into());
         }
-        m.value_types = vec![PackedOption::NONE; 12];
+        m.value_types = vec![PackedOption::NONE; 5];
         for (value, ty) in [(7, TypeId::I64), (8, TypeId::I64), (9, TypeId::BOOL), (10, TypeId::I64), (11, TypeId::I64)]
         {
-            m.value_types[v(value).index()] = PackedOption::some(ty);
+            m.value_types[value - 7] = PackedOption::some(ty);
         }
         assert_eq!(crate::verify_module(&m), Ok(()));
         assert!(!m.is_canonically_numbered());

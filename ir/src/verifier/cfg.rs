@@ -21,7 +21,7 @@
 
 use super::{Ctx, DefSite, DefTable, VerifyError};
 use crate::const_expr::{ConstExpr, ConstExprKind, ConstRef};
-use crate::entity::{BlockId, EntityRef, InstId, TypeId, ValueId};
+use crate::entity::{BlockId, InstId, TypeId, ValueId};
 use crate::inst::InstData;
 use crate::module::{Function, VACANT};
 
@@ -100,14 +100,19 @@ impl Default for Scratch {
 impl Scratch {
     /// Starts function `f` (whose blocks end in terminators with targets
     /// inside `f`): numbers its blocks; the graph is built on demand.
-    pub(super) fn begin_function(&mut self, m: &crate::Module, f: &Function<'_>) {
-        if self.local.len() < m.block_id_bound() {
-            self.local.resize(m.block_id_bound(), UNDEF);
+    pub(super) fn begin_function(&mut self, f: &Function<'_>) {
+        // Indexed by the function's dense block index: every block of the
+        // function is assigned, and stale entries of other functions are never
+        // read, because lookups first check that the function has the block.
+        if self.local.len() < f.block_slots() {
+            self.local.resize(f.block_slots(), UNDEF);
         }
         for (i, &b) in f.blocks.iter().enumerate() {
-            self.local[b.index()] = i as u32;
+            if let Some(slot) = f.block_index(b) {
+                self.local[slot] = i as u32;
+            }
         }
-        self.entry = self.local[f.entry.index()];
+        self.entry = f.block_index(f.entry).map_or(UNDEF, |slot| self.local[slot]);
         self.built = Built::Nothing;
         self.marked = UNDEF;
         self.phi_stamp = 0;
@@ -139,8 +144,8 @@ impl Scratch {
         self.built = Built::Dominators;
     }
 
-    fn local_of(&self, m: &crate::Module, f: &Function<'_>, b: BlockId) -> Option<u32> {
-        (m.block_function(b) == Some(f.index)).then(|| self.local[b.index()])
+    fn local_of(&self, f: &Function<'_>, b: BlockId) -> Option<u32> {
+        f.block_index(b).filter(|_| f.has_block(b)).map(|slot| self.local[slot])
     }
 
     fn build_edges(&mut self, m: &crate::Module, f: &Function<'_>) {
@@ -150,12 +155,12 @@ impl Scratch {
         self.succs.clear();
         for (i, &b) in f.blocks.iter().enumerate() {
             self.succ_start.push(self.succs.len() as u32);
-            if let Some(term) = m.block_insts(b).next_back() {
+            if let Some(term) = f.block_insts(b).next_back() {
                 let local = &self.local;
                 let mark = &mut self.edge_mark;
                 let succs = &mut self.succs;
-                m.inst(term).for_each_successor(&m.pool, |s| {
-                    let j = local[s.index()];
+                f.inst(term).for_each_successor(&m.pool, |s| {
+                    let j = f.block_index(s).map_or(UNDEF, |slot| local[slot]);
                     if mark[j as usize] != i as u32 {
                         mark[j as usize] = i as u32;
                         succs.push(j);
@@ -439,12 +444,12 @@ impl Scratch {
         stamp: u32,
     ) {
         let m = ctx.m;
-        let Some(value) = m.inst_result(inst) else {
+        let Some(value) = f.inst_result(inst) else {
             return;
         };
         let invalid =
             |reason: &'static str| VerifyError::InvalidPhi { func: f.name.to_string(), block, value, reason, inst };
-        let phi_ty = m.value_type(value).unwrap_or(TypeId::VOID);
+        let phi_ty = f.value_type(value).unwrap_or(TypeId::VOID);
         if !m.types.is_storable(phi_ty) {
             ctx.errors.push(VerifyError::InvalidInstructionType {
                 func: f.name.to_string(),
@@ -470,7 +475,7 @@ impl Scratch {
         let mut matched = 0usize;
         for pair in inputs.chunks_exact(2) {
             let (v, pb) = (ValueId::from_u32(pair[0]), BlockId::from_u32(pair[1]));
-            let Some(p) = self.local_of(m, f, pb) else {
+            let Some(p) = self.local_of(f, pb) else {
                 ctx.errors.push(invalid("phi names an unknown predecessor"));
                 return;
             };
@@ -485,7 +490,7 @@ impl Scratch {
             }
             self.seen[p] = stamp;
             matched += 1;
-            if let Some(got) = m.value_type(v) {
+            if let Some(got) = f.value_type(v) {
                 if got != phi_ty {
                     ctx.errors.push(VerifyError::OperandTypeMismatch {
                         func: f.name.to_string(),

@@ -36,15 +36,15 @@ pub(super) fn check(ctx: &mut Ctx<'_>, f: &Function<'_>, decls: &[InstId], scrat
     let memo = &mut scratch.memo;
     memo.clear();
     for &inst in decls {
-        let Some(value) = m.inst_result(inst) else {
+        let Some(value) = f.inst_result(inst) else {
             continue;
         };
-        let result = eval_local(ctx, memo, value, DEFAULT_CONST_EXPR_DEPTH);
-        let InstData::ConstDecl { decl } = *m.inst(inst) else {
+        let result = eval_local(ctx, f, memo, value, DEFAULT_CONST_EXPR_DEPTH);
+        let InstData::ConstDecl { decl } = *f.inst(inst) else {
             continue;
         };
         let d = m.const_decl(decl);
-        let declared = m.value_type(value).map(|t| m.ty(t));
+        let declared = f.value_type(value).map(|t| m.ty(t));
         let reason = match result {
             Err(e) => Some(e),
             Ok(v) if v != d.value => Some(ConstEvalError::ResultMismatch { evaluated: v, recorded: d.value }),
@@ -67,6 +67,7 @@ pub(super) fn check(ctx: &mut Ctx<'_>, f: &Function<'_>, decls: &[InstId], scrat
 /// Evaluates the constant defined as `value` in the function being verified.
 fn eval_local(
     ctx: &Ctx<'_>,
+    f: &Function<'_>,
     memo: &mut FxHashMap<ValueId, State>,
     value: ValueId,
     depth: usize,
@@ -79,7 +80,7 @@ fn eval_local(
     }
     let unknown = || ConstEvalError::UnknownReference(value.to_string());
     let def = ctx.def_in(value).filter(|d| d.inst != crate::module::VACANT).ok_or_else(unknown)?;
-    let data = *m.inst(InstId::new(def.inst as usize));
+    let data = *f.inst(InstId::new(def.inst as usize));
     let result = match data {
         InstData::Const { .. } | InstData::ConstWide { .. } => m.const_payload(&data).ok_or_else(unknown),
         InstData::ConstDecl { decl } => {
@@ -91,11 +92,11 @@ fn eval_local(
                     .map(|g| (m.ty(g.ty), g.init))
                     .ok_or_else(|| ConstEvalError::UnknownReference(g.to_string())),
                 ConstRef::Local(v) => {
-                    let ty = m
+                    let ty = f
                         .value_type(v)
                         .map(|t| m.ty(t))
                         .ok_or_else(|| ConstEvalError::UnknownReference(v.to_string()))?;
-                    eval_local(ctx, memo, v, depth.saturating_sub(1)).map(|value| (ty, value))
+                    eval_local(ctx, f, memo, v, depth.saturating_sub(1)).map(|value| (ty, value))
                 }
             });
             r

@@ -43,7 +43,8 @@ pub(super) fn is_clean(
 ) -> bool {
     let m = site.m;
     let use_of = UseSite { site, at: inst.as_u32() };
-    let result_ty = || result.and_then(|r| m.value_type(r));
+    let f = site.f;
+    let result_ty = || result.and_then(|r| f.value_type(r));
     let clean = match *data {
         InstData::Const { .. } | InstData::ConstWide { .. } => {
             let Some(ty) = result_ty() else { return false };
@@ -66,7 +67,7 @@ pub(super) fn is_clean(
                 }
         }
         InstData::Store { align, value, ptr } => {
-            let Some(ty) = m.value_type(value) else { return false };
+            let Some(ty) = f.value_type(value) else { return false };
             align.is_power_of_two()
                 && facts.storable_and_laid(m, ty)
                 && use_of.sound(value, ty)
@@ -79,13 +80,13 @@ pub(super) fn is_clean(
                 && use_of.sound(args[1], ty)
         }
         InstData::Compare { op, pred, args } => {
-            let (Some(TypeId::BOOL), Some(ty)) = (result_ty(), m.value_type(args[0])) else {
+            let (Some(TypeId::BOOL), Some(ty)) = (result_ty(), f.value_type(args[0])) else {
                 return false;
             };
             compare_accepts(m, op, pred, ty).is_ok() && use_of.sound(args[0], ty) && use_of.sound(args[1], ty)
         }
         InstData::Cast { op, arg } => {
-            let (Some(to), Some(from)) = (result_ty(), m.value_type(arg)) else { return false };
+            let (Some(to), Some(from)) = (result_ty(), f.value_type(arg)) else { return false };
             m.types.fn_ptr_sig(from).is_none()
                 && m.types.fn_ptr_sig(to).is_none()
                 && cast_accepts(m, op, from, to)
@@ -146,7 +147,7 @@ impl UseSite<'_, '_, '_> {
     /// `v` has type `ty`, is defined in this function and is available here.
     #[inline(always)]
     fn sound(&self, v: ValueId, ty: TypeId) -> bool {
-        self.site.m.value_type(v) == Some(ty) && self.available(v)
+        self.site.f.value_type(v) == Some(ty) && self.available(v)
     }
 
     /// `p` has type `ptr<pointee>`, is defined in this function and is
@@ -154,7 +155,7 @@ impl UseSite<'_, '_, '_> {
     #[inline(always)]
     fn pointer_to(&self, p: ValueId, pointee: TypeId) -> bool {
         let m = self.site.m;
-        m.value_type(p).and_then(|t| m.types.pointee(t)) == Some(pointee) && self.available(p)
+        self.site.f.value_type(p).and_then(|t| m.types.pointee(t)) == Some(pointee) && self.available(p)
     }
 
     #[inline(always)]
@@ -177,7 +178,8 @@ mod tests {
     use crate::{Callee, DataLayout, FunctionSignature, Linkage, Module, ModuleBuilder, Type};
 
     fn def(m: &Module, value: ValueId) -> InstId {
-        (0..m.inst_count()).map(InstId::new).find(|&i| m.inst_result(i) == Some(value)).expect("defined")
+        let f = m.function_at(0);
+        (0..f.inst_count()).map(InstId::new).find(|&i| f.inst_result(i) == Some(value)).expect("defined")
     }
 
     fn last_inst(m: &Module) -> InstId {

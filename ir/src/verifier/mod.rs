@@ -46,6 +46,46 @@ pub fn verify_module(module: &Module) -> Result<(), VerifyError> {
     }
 }
 
+/// Checks the body of the function at storage index `index` of `module`: every
+/// rule that concerns one body (forbidden instructions and layouts, block
+/// structure, definedness, constants, the CFG, dominance, phis, operand types
+/// and calls), in upstream's order, without the module-wide rules (target,
+/// globals, declarations and definitions) — what a pass that rewrote one
+/// function needs to check. Returns the first error.
+///
+/// ```
+/// use ir::{DataLayout, ModuleBuilder, Type};
+/// let mut module = ModuleBuilder::new("x86_64-whale-linux", DataLayout::default_64bit_le());
+/// let mut f = module.begin_function("seven", vec![], Type::I32);
+/// let seven = f.const_i32(7);
+/// f.ret(Some(seven));
+/// f.finish();
+/// let module = module.finish();
+/// assert!(ir::verify_function(&module, 0).is_ok());
+/// ```
+pub fn verify_function(module: &Module, index: usize) -> Result<(), VerifyError> {
+    let Some(f) = (index < module.function_count()).then(|| module.function_at(index)) else {
+        return Ok(());
+    };
+    let mut errors = Vec::new();
+    let mut scratch = FunctionScratch::new(module);
+    let mut defs = DefTable::default();
+    defs.record(&f);
+    verify_function_body(&mut Ctx { m: module, errors: &mut errors, defs: &defs }, &f, &mut scratch);
+    match scratch.forbidden.into_iter().chain(errors).next() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The storage index of the function whose body `error` (an error of
+/// [`verify_module`]) concerns, if it concerns one: the first function whose
+/// own first error it is. Instruction and block ids are scoped to their
+/// function, so readers that point at the source of an error find it first.
+pub fn function_of_error(module: &Module, error: &VerifyError) -> Option<usize> {
+    (0..module.function_count()).find(|&i| verify_function(module, i).err().as_ref() == Some(error))
+}
+
 /// Checks `module`; returns every error found, in pass order.
 pub fn verify_module_all(module: &Module) -> Result<(), Vec<VerifyError>> {
     let errors = run(module);
@@ -79,21 +119,42 @@ impl Ctx<'_> {
 
 fn run(m: &Module) -> Vec<VerifyError> {
     let mut errors: Vec<VerifyError> = m.build_errors().iter().cloned().map(VerifyError::Build).collect();
-    let build_errors = errors.len();
+    let mut module_rules = Vec::new();
     let none = DefTable::default();
-    let mut ctx = Ctx { m, errors: &mut errors, defs: &none };
+    let mut ctx = Ctx { m, errors: &mut module_rules, defs: &none };
     module_rules::target(&mut ctx);
     module_rules::globals(&mut ctx);
     module_rules::declarations(&mut ctx);
-    let mut scratch = FunctionScratch::new(m);
-    let mut defs = DefTable::default();
-    for index in 0..m.function_count() {
-        let f = m.function_at(index);
-        defs.record(m, &f);
-        verify_function(&mut Ctx { m, errors: &mut errors, defs: &defs }, &f, &mut scratch);
+    // Functions are independent: chunks of them are verified on several
+    // threads when that pays, each chunk with its own scratch, and the errors
+    // are put together in function order, so the result is the sequential one.
+    let chunks = crate::parallel::chunks(m);
+    let run_chunk = |range: std::ops::Range<usize>| {
+        let mut scratch = FunctionScratch::new(m);
+        let mut defs = DefTable::default();
+        let mut body = Vec::new();
+        for index in range {
+            let f = m.function_at(index);
+            defs.record(&f);
+            verify_function_body(&mut Ctx { m, errors: &mut body, defs: &defs }, &f, &mut scratch);
+        }
+        (scratch.forbidden, body)
+    };
+    let results: Vec<(Vec<VerifyError>, Vec<VerifyError>)> = if chunks.len() > 1 {
+        use rayon::prelude::*;
+        chunks.into_par_iter().map(run_chunk).collect()
+    } else {
+        chunks.into_iter().map(run_chunk).collect()
+    };
+    // Upstream's order: builder errors, the forbidden/layout rules of every
+    // function, the module rules, then each function's other rules.
+    let mut bodies = Vec::new();
+    for (forbidden, body) in results {
+        errors.extend(forbidden);
+        bodies.extend(body);
     }
-    // The forbidden/layout rules come first in upstream's order.
-    errors.splice(build_errors..build_errors, scratch.forbidden);
+    errors.extend(module_rules);
+    errors.extend(bodies);
     errors
 }
 
@@ -132,21 +193,21 @@ impl FunctionScratch {
 /// Errors are kept per category and reported in upstream's pass order; a
 /// function with structural errors reports only those (and the
 /// forbidden/layout ones), because the later rules would judge garbage.
-fn verify_function(ctx: &mut Ctx<'_>, f: &crate::module::Function<'_>, s: &mut FunctionScratch) {
+fn verify_function_body(ctx: &mut Ctx<'_>, f: &crate::module::Function<'_>, s: &mut FunctionScratch) {
     let (m, defs) = (ctx.m, ctx.defs);
     let Some(entry_targeted) = structure::blocks(ctx, f) else {
         let mut forbidden = Ctx { m, errors: &mut s.forbidden, defs };
         module_rules::forbidden_and_layout(&mut forbidden, f, &mut s.facts);
         return;
     };
-    s.cfg.begin_function(m, f);
+    s.cfg.begin_function(f);
     s.structure.clear();
     s.dominance.clear();
     s.types.clear();
     s.const_decls.clear();
     for (local, &block) in f.blocks.iter().enumerate() {
         s.cfg.begin_block();
-        let (insts, results, start) = m.block_slices(block);
+        let (insts, results, start) = f.block_slices(block);
         let last = insts.len().saturating_sub(1);
         let mut i = 0;
         while i < insts.len() {
@@ -210,6 +271,6 @@ fn verify_function(ctx: &mut Ctx<'_>, f: &crate::module::Function<'_>, s: &mut F
 }
 
 /// The first result-carrying value of an instruction, for error messages.
-pub(crate) fn result_or(m: &Module, inst: InstId, fallback: ValueId) -> ValueId {
-    m.inst_result(inst).unwrap_or(fallback)
+pub(crate) fn result_or(f: &crate::module::Function<'_>, inst: InstId, fallback: ValueId) -> ValueId {
+    f.inst_result(inst).unwrap_or(fallback)
 }

@@ -12,7 +12,7 @@ use crate::constant::ConstValue;
 use crate::entity::{EntityRef, GlobalId, TypeId};
 use crate::inst::InstData;
 use crate::layout::layout_of_id;
-use crate::module::{Linkage, VACANT};
+use crate::module::Linkage;
 use crate::opcode::Opcode;
 use crate::signature::{is_well_formed_type, validate_signature};
 use crate::target::Target;
@@ -23,12 +23,11 @@ use crate::types::TypeKey;
 /// functions. The function walk calls [`forbidden_inst`] itself; this walk is
 /// for functions whose block structure keeps the walk from running.
 pub(super) fn forbidden_and_layout(ctx: &mut Ctx<'_>, f: &crate::module::Function<'_>, facts: &mut TypeFacts) {
-    let m = ctx.m;
     for &b in f.blocks {
-        if m.block_function(b) != Some(f.index) {
+        if !f.has_block(b) {
             continue;
         }
-        let (insts, results, start) = m.block_slices(b);
+        let (insts, results, start) = f.block_slices(b);
         for (i, (data, result)) in insts.iter().zip(results).enumerate() {
             if has_forbidden_rules(data) {
                 let inst = crate::entity::InstId::from_u32(start + i as u32);
@@ -62,12 +61,12 @@ pub(super) fn forbidden_inst(
             return;
         }
         InstData::Memory { op, ty, .. } => (op.mnemonic(), ty),
-        InstData::Store { value, .. } => match m.value_type(value) {
+        InstData::Store { value, .. } => match f.value_type(value) {
             Some(t) => ("store", t),
             None => return,
         },
         InstData::Gep { base, indices } if !m.list(indices).is_empty() => {
-            match m.value_type(base).and_then(|t| m.types.pointee(t)) {
+            match f.value_type(base).and_then(|t| m.types.pointee(t)) {
                 Some(t) => ("gep", t),
                 None => return,
             }
@@ -229,12 +228,12 @@ pub(super) fn declarations(ctx: &mut Ctx<'_>) {
         }
         let sig = m.types.sig(d.sig);
         let params_match = sig.params.len() == f.params.len()
-            && sig.params.iter().zip(f.params).all(|(&t, p)| m.value_type(p.value) == Some(t));
+            && sig.params.iter().zip(f.params).all(|(&t, p)| f.value_type(p.value) == Some(t));
         if d.name != f.name || !params_match || sig.ret != f.ret {
             ctx.errors.push(call(f.name, CallError::DefinitionMismatch(f.id)));
         }
         for (param, p) in f.params.iter().enumerate() {
-            if m.value_type(p.value) == Some(TypeId::VOID) {
+            if f.value_type(p.value) == Some(TypeId::VOID) {
                 ctx.errors.push(VerifyError::VoidParameter { func: f.name.to_string(), param });
             }
         }
@@ -287,39 +286,19 @@ fn malformed_value_types(ctx: &mut Ctx<'_>) {
     if !malformed.contains(&true) {
         return;
     }
-    let owners = value_functions(m);
     let mut checked = vec![false; m.types.len()];
-    for (index, ty) in m.value_types.iter().enumerate() {
-        let Some(ty) = ty.expand() else { continue };
-        if ty.is_scalar() || std::mem::replace(&mut checked[ty.index()], true) {
-            continue;
-        }
-        let Some(&func) = owners.get(index).filter(|&&func| func != VACANT) else { continue };
-        if malformed[ty.index()] {
-            let func = m.function_at(func as usize).name.to_string();
-            let reason = CallError::InvalidSignature(format!("malformed function pointer type {}", m.type_name(ty)));
-            ctx.errors.push(VerifyError::Call { func, reason, inst: None });
-        }
-    }
-}
-
-/// The storage index of the function defining each value ([`VACANT`] if none).
-fn value_functions(m: &crate::Module) -> Vec<u32> {
-    let mut owners = vec![VACANT; m.value_id_bound()];
     for f in m.functions() {
-        let values = f.params.iter().map(|p| Some(p.value)).chain(
-            f.blocks
-                .iter()
-                .filter(|&&b| m.block_function(b) == Some(f.index))
-                .flat_map(|&b| m.block_slices(b).1.iter().map(|r| r.expand())),
-        );
-        for v in values.flatten() {
-            if let Some(owner) = owners.get_mut(v.index()) {
-                *owner = f.index as u32;
+        for (_, ty) in f.values() {
+            if ty.is_scalar() || std::mem::replace(&mut checked[ty.index()], true) {
+                continue;
+            }
+            if malformed[ty.index()] {
+                let reason =
+                    CallError::InvalidSignature(format!("malformed function pointer type {}", m.type_name(ty)));
+                ctx.errors.push(VerifyError::Call { func: f.name.to_string(), reason, inst: None });
             }
         }
     }
-    owners
 }
 
 fn contains_fn_ptr(m: &crate::Module, ty: TypeId) -> bool {

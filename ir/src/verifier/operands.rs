@@ -34,7 +34,7 @@ impl InstCheck<'_, '_, '_> {
     }
 
     fn ty_of(&self, v: ValueId) -> TypeId {
-        self.ctx.m.value_type(v).unwrap_or(TypeId::VOID)
+        self.f.value_type(v).unwrap_or(TypeId::VOID)
     }
 
     fn result_ty(&self) -> TypeId {
@@ -274,7 +274,7 @@ impl InstCheck<'_, '_, '_> {
         if !cast_accepts(m, op, source, destination) {
             let e = VerifyError::InvalidCast {
                 func: self.func(),
-                value: super::result_or(m, self.inst, arg),
+                value: super::result_or(self.f, self.inst, arg),
                 op,
                 from: m.ty(source),
                 to: m.ty(destination),
@@ -286,7 +286,7 @@ impl InstCheck<'_, '_, '_> {
 
     fn gep(&mut self, base: ValueId, indices: &[u32]) {
         let m = self.ctx.m;
-        let value = super::result_or(m, self.inst, base);
+        let value = super::result_or(self.f, self.inst, base);
         let fail = |this: &mut Self, index: Option<usize>, reason: &'static str| {
             let e = VerifyError::InvalidGep { func: this.func(), value, index, reason, inst: this.inst };
             this.ctx.errors.push(e);
@@ -346,7 +346,7 @@ impl InstCheck<'_, '_, '_> {
         if def.inst == crate::module::VACANT {
             return None;
         }
-        let data = m.inst(InstId::new(def.inst as usize));
+        let data = self.f.inst(InstId::new(def.inst as usize));
         let payload = match *data {
             InstData::ConstDecl { decl } => Some(m.const_decl(decl).value),
             _ => m.const_payload(data),
@@ -553,7 +553,8 @@ mod tests {
     }
 
     fn def(m: &Module, value: ValueId) -> InstId {
-        (0..m.inst_count()).map(InstId::new).find(|&i| m.inst_result(i) == Some(value)).expect("defined")
+        let f = m.function_at(0);
+        (0..f.inst_count()).map(InstId::new).find(|&i| f.inst_result(i) == Some(value)).expect("defined")
     }
 
     fn set_type(m: &mut Module, value: ValueId, ty: TypeId) {
@@ -629,9 +630,10 @@ mod tests {
 
     /// The position of the void call to `h`.
     fn void_call(m: &Module) -> InstId {
-        (0..m.inst_count())
+        let f = m.function_at(0);
+        (0..f.inst_count())
             .map(InstId::new)
-            .find(|&i| matches!(m.inst(i), InstData::Call { callee, .. } if callee.as_u32() == 1))
+            .find(|&i| matches!(f.inst(i), InstData::Call { callee, .. } if callee.as_u32() == 1))
             .expect("the call to h")
     }
 

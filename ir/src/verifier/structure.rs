@@ -23,7 +23,7 @@ pub(super) fn blocks(ctx: &mut Ctx<'_>, f: &Function<'_>) -> Option<bool> {
         sound = false;
     }
     for &block in f.blocks {
-        if m.block_function(block) != Some(f.index) {
+        if !f.has_block(block) {
             ctx.errors.push(VerifyError::ForeignBlock { func: func(), block });
             sound = false;
         }
@@ -31,10 +31,10 @@ pub(super) fn blocks(ctx: &mut Ctx<'_>, f: &Function<'_>) -> Option<bool> {
     if !sound {
         return None;
     }
-    let own_block = |b: BlockId| m.block_function(b) == Some(f.index);
+    let own_block = |b: BlockId| f.has_block(b);
     let mut entry_targeted = false;
     for &block in f.blocks {
-        let (insts, _, start) = m.block_slices(block);
+        let (insts, _, start) = f.block_slices(block);
         match insts.last() {
             Some(data) if data.is_terminator() => {
                 let inst = InstId::from_u32(start + insts.len() as u32 - 1);
@@ -54,7 +54,7 @@ pub(super) fn blocks(ctx: &mut Ctx<'_>, f: &Function<'_>) -> Option<bool> {
                         ctx.errors.push(VerifyError::MisplacedTerminator { func: func(), block, inst });
                     }
                     None => {
-                        let name = m.block_name(block).to_string();
+                        let name = f.block_name(block).to_string();
                         ctx.errors.push(VerifyError::UnterminatedBlock { func: func(), block, name });
                     }
                 }
@@ -118,7 +118,7 @@ fn values_and_terminators(
     let m = ctx.m;
     let func = || f.name.to_string();
     let cond = |ctx: &mut Ctx<'_>, value: ValueId| {
-        if let Some(ty) = m.value_type(value) {
+        if let Some(ty) = f.value_type(value) {
             if ty != TypeId::BOOL {
                 ctx.errors.push(VerifyError::ConditionTypeMismatch { func: func(), value, got: m.ty(ty), inst });
             }
@@ -126,10 +126,10 @@ fn values_and_terminators(
     };
     match *data {
         InstData::Const { .. } | InstData::ConstWide { .. } => {
-            let (Some(value), Some(payload)) = (m.inst_result(inst), m.const_payload(data)) else {
+            let (Some(value), Some(payload)) = (f.inst_result(inst), m.const_payload(data)) else {
                 return;
             };
-            let Some(ty) = m.value_type(value) else {
+            let Some(ty) = f.value_type(value) else {
                 return;
             };
             if !payload.is_valid_for(ty) {
@@ -140,7 +140,7 @@ fn values_and_terminators(
             cond(ctx, c)
         }
         InstData::Switch { arg, cases, .. } => {
-            let Some(ty) = m.value_type(arg) else { return };
+            let Some(ty) = f.value_type(arg) else { return };
             if !(ty.is_int() || ty == TypeId::BOOL) {
                 ctx.errors.push(VerifyError::InvalidInstructionType {
                     func: func(),
@@ -161,7 +161,7 @@ fn values_and_terminators(
             }
         }
         InstData::Ret { arg } => {
-            let got = arg.expand().map(|v| m.value_type(v));
+            let got = arg.expand().map(|v| f.value_type(v));
             let ok = match got {
                 None => f.ret == TypeId::VOID,
                 // An undefined value is reported as such; it is not a `ret` without a value.
@@ -208,7 +208,7 @@ mod tests {
         );
         // A function without blocks has no entry block either.
         let mut m = module(&["a", "b"]);
-        m.functions[1].blocks = (1, 0);
+        m.functions[1].order = crate::module::Span { start: 1, len: 0 };
         assert_eq!(
             verify_module_all(&m),
             Err(vec![VerifyError::InvalidEntryBlock { func: "b".into(), entry: BlockId::from_u32(1) }])
@@ -219,7 +219,7 @@ mod tests {
     fn block_of_another_function() {
         let mut m = module(&["a", "b"]);
         // `b` lists `a`'s entry block before its own.
-        m.functions[1].blocks = (0, 2);
+        m.functions[1].order = crate::module::Span { start: 0, len: 2 };
         assert_eq!(
             verify_module_all(&m),
             Err(vec![VerifyError::ForeignBlock { func: "b".into(), block: BlockId::from_u32(0) }])
@@ -232,7 +232,7 @@ mod tests {
         // Entry is `%v0 = const i32 1; ret i32 %v0`: put the `ret` first.
         m.insts.swap(0, 1);
         m.inst_results.swap(0, 1);
-        assert_eq!(m.inst_result(InstId::from_u32(1)), Some(ValueId::from_u32(0)));
+        assert_eq!(m.function_at(0).inst_result(InstId::from_u32(1)), Some(ValueId::from_u32(0)));
         assert_eq!(
             verify_module_all(&m),
             Err(vec![VerifyError::MisplacedTerminator {

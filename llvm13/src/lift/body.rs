@@ -184,6 +184,8 @@ pub(super) fn lift_body<'a>(
     name: &str,
 ) -> Result<(), MapError> {
     let m = lift.m;
+    // Value and block ids are function-scoped; bytecode records none, so every function numbers from zero.
+    (lift.next_value, lift.next_block) = (0, 0);
     let types = Types { module: &m.types, local: &body.types };
     let Some((ret, params, _)) = types.callee(f.ty) else {
         let location = location(name, index, &[], None);
@@ -331,7 +333,9 @@ pub(super) fn lift_body<'a>(
             b.lift.asm.push(data, result).map_err(fail)?;
         }
     }
-    b.lift.asm.end_function();
+    b.lift.asm.end_function().map_err(|e| {
+        MapError::no_whale(format!("a function that cannot be assembled ({e})"), location(name, index, &[], None))
+    })?;
     b.lift.next_block += body.blocks.len() as u32;
     let Body {
         lift,
@@ -571,7 +575,7 @@ impl<'a> Body<'_, 'a> {
     }
 
     fn natural_align(&self, ty: TypeId) -> u32 {
-        ir::allocation_align(&self.lift.asm.types().to_type(ty)).unwrap_or(1)
+        ir::allocation_align(&self.lift.asm.types().to_type(ty), ir::Target::X86_64WhaleLinux).unwrap_or(1)
     }
 
     fn list(&mut self, items: &[u32]) -> ir::EntityList {

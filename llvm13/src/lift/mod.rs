@@ -1,9 +1,9 @@
 //! LLVM 1.x bytecode to Whale IR (the table in `docs/llvm13.md`, "Whale mapping").
 //!
 //! The format layer reads the bytes into its model; this module maps the model's types, globals and functions, and
-//! [`body`] each function body, through the hidden `ir::ModuleAssembler`, then the result is verified. Value and block
-//! ids are numbered module-wide in layout order (parameters, then results), which is the builder's canonical
-//! numbering, so a module written by [`crate::write_whale`] prints as it did. Constructs Whale lacks fail with
+//! [`body`] each function body, through the hidden `ir::ModuleAssembler`, then the result is verified. Bytecode records
+//! no value or block ids, and they are function-scoped: every function's are numbered from zero in layout order
+//! (parameters, then results). Constructs Whale lacks fail with
 //! [`MapError::NoWhaleEquivalent`] naming them and their location.
 
 mod body;
@@ -35,7 +35,7 @@ pub fn read_whale(bytes: &[u8]) -> Result<ir::Module, MapError> {
 pub fn model_to_whale(m: &format::Module) -> Result<ir::Module, MapError> {
     let mut lift = Lift::new(m);
     lift.module()?;
-    Ok(lift.asm.finish())
+    lift.asm.finish().map_err(|e| MapError::no_whale(format!("a module that cannot be assembled ({e})"), "the module"))
 }
 
 /// A module-level value of a plane.
@@ -294,7 +294,7 @@ impl<'a> Lift<'a> {
                 Err(ir::ConstEvalError::UnknownReference("a global".to_string()))
             })
             .map_err(|e| MapError::no_whale(format!("an initializer that does not evaluate ({e})"), location()))?;
-            let align = ir::allocation_align(&whale_ty).unwrap_or(1);
+            let align = ir::allocation_align(&whale_ty, ir::Target::X86_64WhaleLinux).unwrap_or(1);
             let name_id = self.asm.intern(name.as_deref().unwrap_or(&format!("__llvm_global{i}")));
             self.asm
                 .add_global(GlobalId::from_u32(next_global), name_id, ty, value, expr, align)

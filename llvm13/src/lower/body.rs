@@ -14,6 +14,8 @@ use crate::map_error::MapError;
 
 struct Body<'l, 'm> {
     l: &'l mut Lower<'m>,
+    /// The function being lowered (value and block ids are scoped to it).
+    f: ir::Function<'m>,
     index: &'l HashMap<FunctionId, usize>,
     blocks: HashMap<BlockId, u32>,
     /// Constant results of this function, for getelementptr struct indices.
@@ -25,8 +27,7 @@ struct Body<'l, 'm> {
 /// Where the lowering is, formatted only when an error needs it.
 #[derive(Clone, Copy)]
 struct At<'m> {
-    m: &'m ir::Module,
-    function: &'m str,
+    f: ir::Function<'m>,
     /// Block position, block, instruction index in the block and opcode.
     inst: Option<(usize, BlockId, usize, W)>,
 }
@@ -34,11 +35,11 @@ struct At<'m> {
 impl At<'_> {
     fn describe(&self) -> String {
         match self.inst {
-            None => format!("function @{}", self.function),
+            None => format!("function @{}", self.f.name),
             Some((bi, b, k, op)) => format!(
                 "function @{}, block {bi} (`{}`), instruction {k} (`{}`)",
-                self.function,
-                self.m.block_name(b),
+                self.f.name,
+                self.f.block_name(b),
                 op.mnemonic()
             ),
         }
@@ -62,6 +63,12 @@ fn flip_sign(t: DraftTy) -> DraftTy {
     }
 }
 
+/// The draft value of Whale value `v` of `f`: its index in the function's dense value table (`u32::MAX`, which no
+/// table reaches, for an id the function does not define).
+fn whale_value(f: &ir::Function<'_>, v: ValueId) -> DraftValue {
+    DraftValue::Whale(f.value_index(v).map_or(u32::MAX, |i| i as u32))
+}
+
 pub(crate) fn lower_body<'m>(
     l: &mut Lower<'m>,
     index: &HashMap<FunctionId, usize>,
@@ -73,31 +80,32 @@ pub(crate) fn lower_body<'m>(
     let blocks = order.iter().enumerate().map(|(i, &b)| (b, i as u32)).collect();
     let mut body = Body {
         l,
+        f,
         index,
         blocks,
         consts: HashMap::default(),
-        out: DraftBody::default(),
-        at: At { m, function: f.name, inst: None },
+        out: DraftBody { whale_values: f.value_slots() as u32, ..DraftBody::default() },
+        at: At { f, inst: None },
     };
     let mut names: HashSet<(DraftTy, &str)> = HashSet::default();
     for p in f.params {
         let location = format!("function @{}, parameter %v{}", f.name, p.value.as_u32());
-        let Some(tid) = m.value_type(p.value) else {
+        let Some(tid) = f.value_type(p.value) else {
             return Err(MapError::no_llvm("a parameter without a type", location));
         };
         let t = body.l.first_class(tid, &|| location.clone())?;
         let name = m.str(p.name);
         let name = (!name.is_empty() && names.insert((t, name))).then(|| name.as_bytes().to_vec());
-        body.out.params.push((DraftValue::Whale(p.value.as_u32()), t, name));
+        body.out.params.push((whale_value(&f, p.value), t, name));
     }
     for (bi, &b) in order.iter().enumerate() {
-        let name = m.block_name(b);
+        let name = f.block_name(b);
         let name = (!name.is_empty() && names.insert((TypeSlot::LABEL.0, name))).then(|| name.as_bytes().to_vec());
         body.out.blocks.push(DraftBlock { name, insts: Vec::new() });
-        for (k, i) in m.block_insts(b).enumerate() {
-            let data = *m.inst(i);
+        for (k, i) in f.block_insts(b).enumerate() {
+            let data = *f.inst(i);
             body.at.inst = Some((bi, b, k, data.opcode()));
-            body.inst(data, m.inst_result(i))?;
+            body.inst(data, f.inst_result(i))?;
         }
     }
     Ok(body.out)
@@ -114,7 +122,7 @@ impl Body<'_, '_> {
     }
 
     fn value_ty(&mut self, v: ValueId) -> Result<DraftTy, MapError> {
-        match self.l.m.value_type(v) {
+        match self.f.value_type(v) {
             Some(id) => self.ty(id),
             None => self.fail(format!("undefined value {v:?}")),
         }
@@ -146,7 +154,7 @@ impl Body<'_, '_> {
     }
 
     fn check_align(&self, align: u32, ty: TypeId) -> Result<(), MapError> {
-        let natural = ir::allocation_align(&self.l.m.ty(ty)).unwrap_or(0);
+        let natural = ir::allocation_align(&self.l.m.ty(ty), ir::Target::X86_64WhaleLinux).unwrap_or(0);
         if align != natural {
             return self.fail(format!("alignment {align} (LLVM 1.3 has only the natural alignment, {natural})"));
         }
@@ -161,11 +169,12 @@ impl Body<'_, '_> {
             return self.fail(format!("instruction `{}`", data.opcode().mnemonic()));
         }
         let result = match result {
-            Some(r) => Some((DraftValue::Whale(r.as_u32()), self.value_ty(r)?, r)),
+            Some(r) => Some((whale_value(&self.f, r), self.value_ty(r)?, r)),
             None => None,
         };
         let def = result.map(|(v, t, _)| (v, t));
-        let whale = |v: ValueId| V(DraftValue::Whale(v.as_u32()));
+        let f = self.f;
+        let whale = |v: ValueId| V(whale_value(&f, v));
         match data {
             InstData::Const { .. } | InstData::ConstWide { .. } | InstData::ConstDecl { .. } => {
                 let value = match data {
@@ -193,7 +202,7 @@ impl Body<'_, '_> {
                         _ => {
                             return self.fail(format!(
                                 "instruction `not` on {}",
-                                m.type_name(m.value_type(arg).unwrap_or(TypeId::VOID))
+                                m.type_name(self.f.value_type(arg).unwrap_or(TypeId::VOID))
                             ))
                         }
                     };
@@ -324,7 +333,7 @@ impl Body<'_, '_> {
                 }
             }
             InstData::Store { align, value, ptr } => {
-                if let Some(t) = m.value_type(value) {
+                if let Some(t) = self.f.value_type(value) {
                     self.check_align(align, t)?;
                 }
                 let pt = self.value_ty(ptr)?;
@@ -334,7 +343,7 @@ impl Body<'_, '_> {
             InstData::Gep { base, indices } => {
                 let pt = self.value_ty(base)?;
                 let mut operands = vec![whale(base)];
-                let mut current = m.value_type(base).unwrap_or(TypeId::VOID);
+                let mut current = self.f.value_type(base).unwrap_or(TypeId::VOID);
                 for (position, &raw) in m.list(indices).iter().enumerate() {
                     let index = ValueId::from_u32(raw);
                     let key = m.types().key(current).clone();
@@ -350,11 +359,11 @@ impl Body<'_, '_> {
                             TypeSlot::LONG => IndexKind::Long,
                             TypeSlot::ULONG => IndexKind::Ulong,
                             _ => {
-                                let ty = m.type_name(m.value_type(index).unwrap_or(TypeId::VOID));
+                                let ty = m.type_name(self.f.value_type(index).unwrap_or(TypeId::VOID));
                                 return self.fail(format!("a getelementptr index of type {ty} (LLVM 1.3 indexes with int, uint, long or ulong)"));
                             }
                         };
-                        operands.push(DraftOperand::Index(kind, DraftValue::Whale(index.as_u32())));
+                        operands.push(DraftOperand::Index(kind, whale_value(&self.f, index)));
                         current = next;
                         continue;
                     }

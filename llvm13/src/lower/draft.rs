@@ -133,6 +133,8 @@ pub(crate) struct DraftBody {
     pub(crate) blocks: Vec<DraftBlock>,
     /// Number of [`DraftValue::Synthetic`] values.
     pub(crate) synthetic: u32,
+    /// Length of the function's dense value table: [`DraftValue::Whale`] indexes it.
+    pub(crate) whale_values: u32,
 }
 
 /// A global variable: pointer type (its plane), initializer, linkage and name.
@@ -162,12 +164,10 @@ pub(crate) struct Draft {
     pub(crate) globals: Vec<DraftGlobal>,
     pub(crate) functions: Vec<DraftFunction>,
     pub(crate) triple: Vec<u8>,
-    /// One past the largest Whale value id used.
-    pub(crate) whale_values: usize,
 }
 
 impl Draft {
-    pub(crate) fn new(whale_values: usize) -> Self {
+    pub(crate) fn new() -> Self {
         Self {
             types: TypeInterner::new(),
             consts: Vec::new(),
@@ -175,7 +175,6 @@ impl Draft {
             globals: Vec::new(),
             functions: Vec::new(),
             triple: Vec::new(),
-            whale_values,
         }
     }
 

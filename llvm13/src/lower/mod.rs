@@ -78,7 +78,7 @@ impl<'m> Lower<'m> {
     fn new(m: &'m Module) -> Self {
         Self {
             m,
-            draft: Draft::new(m.value_id_bound()),
+            draft: Draft::new(),
             type_cache: vec![None; m.types().len()],
             trap_function: None,
             reasons: rustc_hash::FxHashMap::default(),
@@ -185,7 +185,7 @@ impl<'m> Lower<'m> {
             if !matches!(self.draft.types.get(ty), DraftType::Primitive(_)) {
                 return Err(MapError::no_llvm(format!("a global of type {}", m.type_name(g.ty)), location()));
             }
-            let natural = ir::allocation_align(&m.ty(g.ty)).unwrap_or(0);
+            let natural = ir::allocation_align(&m.ty(g.ty), ir::Target::X86_64WhaleLinux).unwrap_or(0);
             if g.align != natural {
                 return Err(MapError::no_llvm(format!("alignment {} (natural: {natural})", g.align), location()));
             }
@@ -196,12 +196,9 @@ impl<'m> Lower<'m> {
             let name = Some(g.name.as_bytes().to_vec());
             self.draft.globals.push(DraftGlobal { pointer, init, linkage: format::Linkage::Internal, name });
         }
-        let traps = m.functions().any(|f| {
-            f.blocks
-                .iter()
-                .flat_map(|&b| m.block_insts(b))
-                .any(|i| matches!(m.inst(i), InstData::Trap { .. } | InstData::TrapIf { .. }))
-        });
+        let traps = m
+            .functions()
+            .any(|f| f.insts().iter().any(|data| matches!(data, InstData::Trap { .. } | InstData::TrapIf { .. })));
         for d in m.declarations() {
             let location = || format!("declaration @{}", d.name);
             let f = self.signature(d.sig, &location)?;

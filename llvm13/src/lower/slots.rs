@@ -266,7 +266,7 @@ pub(crate) fn number(draft: &Draft) -> Module {
     }
     let symbols = symbols.finish();
 
-    let mut locals = Locals { whale: vec![NONE; draft.whale_values], synthetic: Vec::new() };
+    let mut locals = Locals { whale: Vec::new(), synthetic: Vec::new() };
     let mut functions = Vec::with_capacity(draft.functions.len());
     for f in &draft.functions {
         let body = f.body.as_ref().map(|body| {
@@ -278,10 +278,17 @@ pub(crate) fn number(draft: &Draft) -> Module {
             };
             locals.synthetic.clear();
             locals.synthetic.resize(body.synthetic as usize, NONE);
-            let define = |locals: &mut Locals, v: DraftValue, slot: u32| match v {
-                DraftValue::Whale(i) => locals.whale[i as usize] = slot,
-                DraftValue::Synthetic(i) => locals.synthetic[i as usize] = slot,
-                _ => {}
+            locals.whale.clear();
+            locals.whale.resize(body.whale_values as usize, NONE);
+            let define = |locals: &mut Locals, v: DraftValue, slot: u32| {
+                let entry = match v {
+                    DraftValue::Whale(i) => locals.whale.get_mut(i as usize),
+                    DraftValue::Synthetic(i) => locals.synthetic.get_mut(i as usize),
+                    _ => None,
+                };
+                if let Some(entry) = entry {
+                    *entry = slot;
+                }
             };
             let mut table = TableBuilder::default();
             for &(v, t, ref name) in &body.params {
@@ -300,8 +307,8 @@ pub(crate) fn number(draft: &Draft) -> Module {
             }
             let table = table.finish();
             let slot = |v: DraftValue| match v {
-                DraftValue::Whale(i) => locals.whale[i as usize],
-                DraftValue::Synthetic(i) => locals.synthetic[i as usize],
+                DraftValue::Whale(i) => locals.whale.get(i as usize).copied().unwrap_or(NONE),
+                DraftValue::Synthetic(i) => locals.synthetic.get(i as usize).copied().unwrap_or(NONE),
                 other => module_slot(other),
             };
             let convert = |inst: &DraftInst| Instruction {
